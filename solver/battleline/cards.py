@@ -1,0 +1,195 @@
+"""Battle Line cards and their notation.
+
+Troops are small ints on the hot path (``Troop = color * 10 + value - 1``, 0..59);
+:class:`Card` is the value object at the edges. Notation (fixed, other tools depend
+on it): a troop is a color letter and a value, ``R10``; colors R O Y G B P. The
+morale tactics that stand in a formation are ``alexander``, ``darius``,
+``cavalry`` (Companion Cavalry) and ``shield`` (Shield Bearers). Input is
+case-insensitive and separated by spaces or commas; output is canonical.
+
+Rules: Troop Cards; Tactics Cards, Morale Tactics (RULINGS.md 2).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TypeAlias
+
+from battlejudge.solver.errors import InputError
+
+Troop: TypeAlias = int
+"""A troop card as an int: ``color_index * 10 + (value - 1)``, 0..59."""
+
+COLORS = "ROYGBP"
+COLOR_NAMES = ("Red", "Orange", "Yellow", "Green", "Blue", "Purple")
+VALUES = range(1, 11)
+ALL_TROOPS: tuple[Troop, ...] = tuple(range(60))
+
+# Wild kinds: the three morale effects a tactic in a formation can have.
+LEADER = "leader"
+CAVALRY = "cavalry"
+SHIELD = "shield"
+
+WILD_VALUES: dict[str, tuple[int, ...]] = {
+    LEADER: tuple(VALUES),
+    CAVALRY: (8,),
+    SHIELD: (1, 2, 3),
+}
+"""The values each wild kind may take when the flag is resolved (RULINGS.md 2)."""
+
+# Morale tactics, by canonical name -> wild kind. Codes 60.. follow this order.
+MORALE: dict[str, str] = {
+    "alexander": LEADER,
+    "darius": LEADER,
+    "cavalry": CAVALRY,
+    "shield": SHIELD,
+}
+_MORALE_ALIASES = {
+    "companion-cavalry": "cavalry",
+    "companion_cavalry": "cavalry",
+    "companioncavalry": "cavalry",
+    "shield-bearers": "shield",
+    "shield_bearers": "shield",
+    "shieldbearers": "shield",
+}
+_NOT_FORMATION_CARDS = {
+    "fog": "Fog is an environment tactic, not a formation card: use the fog option",
+    "mud": "Mud is an environment tactic, not a formation card: use the mud option",
+    "scout": "Scout is a guile tactic and never stands in a formation",
+    "redeploy": "Redeploy is a guile tactic and never stands in a formation",
+    "deserter": "Deserter is a guile tactic and never stands in a formation",
+    "traitor": "Traitor is a guile tactic and never stands in a formation",
+}
+_TROOP_RE = re.compile(r"^([ROYGBP])(10|[1-9])$", re.IGNORECASE)
+_TACTIC_NAMES = tuple(MORALE)
+
+
+def troop(color: str, value: int) -> Troop:
+    """The troop int for a color letter and a value 1..10."""
+    return COLORS.index(color.upper()) * 10 + value - 1
+
+
+def color_of(t: Troop) -> int:
+    """Color index 0..5 of a troop int."""
+    return t // 10
+
+
+def value_of(t: Troop) -> int:
+    """Value 1..10 of a troop int."""
+    return t % 10 + 1
+
+
+def troop_name(t: Troop) -> str:
+    """Canonical notation of a troop int, e.g. ``'B10'``."""
+    return f"{COLORS[t // 10]}{t % 10 + 1}"
+
+
+def troop_long_name(t: Troop) -> str:
+    """How a player says it: ``'Blue 10'``."""
+    return f"{COLOR_NAMES[t // 10]} {t % 10 + 1}"
+
+
+@dataclass(frozen=True, order=True)
+class Card:
+    """A card that can stand in a formation: a troop (code 0..59) or a morale tactic.
+
+    >>> Card.parse('r10')
+    Card.parse('R10')
+    >>> Card.parse('Alexander').wild
+    'leader'
+    """
+
+    code: int
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.code < 60 + len(_TACTIC_NAMES):
+            raise InputError(f"card code {self.code} is out of range")
+
+    @classmethod
+    def parse(cls, text: str, where: str = "") -> Card:
+        """Parse one card, leniently (any case, long tactic names); ``where`` names the source."""
+        token = text.strip()
+        place = f" in {where}" if where else ""
+        m = _TROOP_RE.match(token)
+        if m:
+            return cls(troop(m.group(1), int(m.group(2))))
+        key = token.lower()
+        key = _MORALE_ALIASES.get(key, key)
+        if key in MORALE:
+            return cls(60 + _TACTIC_NAMES.index(key))
+        if key in _NOT_FORMATION_CARDS:
+            raise InputError(f"{token!r}{place}: {_NOT_FORMATION_CARDS[key]}")
+        raise InputError(
+            f"unknown card {token!r}{place} (troops are a color R O Y G B P and a value 1-10, "
+            f"e.g. R10; tactics: alexander, darius, cavalry, shield)"
+        )
+
+    @classmethod
+    def of_troop(cls, t: Troop) -> Card:
+        return cls(t)
+
+    @property
+    def is_troop(self) -> bool:
+        return self.code < 60
+
+    @property
+    def troop(self) -> Troop:
+        """The troop int; only for troops."""
+        if self.code >= 60:
+            raise InputError(f"{self} is a tactic, not a troop")
+        return self.code
+
+    @property
+    def wild(self) -> str | None:
+        """The wild kind (leader, cavalry, shield) of a morale tactic, None for troops."""
+        return None if self.code < 60 else MORALE[_TACTIC_NAMES[self.code - 60]]
+
+    @property
+    def long_name(self) -> str:
+        if self.code < 60:
+            return troop_long_name(self.code)
+        return {"cavalry": "Companion Cavalry", "shield": "Shield Bearers"}.get(
+            str(self), str(self).capitalize()
+        )
+
+    def __str__(self) -> str:
+        return troop_name(self.code) if self.code < 60 else _TACTIC_NAMES[self.code - 60]
+
+    def __repr__(self) -> str:
+        return f"Card.parse({str(self)!r})"
+
+
+CardsInput: TypeAlias = "str | Iterable[str | Card] | None"
+
+
+def parse_cards(cards: CardsInput, where: str = "") -> tuple[Card, ...]:
+    """Parse a list of cards: a string separated by spaces or commas, or an iterable.
+
+    Order is kept (it is the order cards were played); duplicates are kept too, so the
+    caller can report them with their source.
+
+    >>> parse_cards("r4, R5 r3")
+    (Card.parse('R4'), Card.parse('R5'), Card.parse('R3'))
+    """
+    if cards is None:
+        return ()
+    if isinstance(cards, str):
+        tokens: list[str | Card] = [t for t in re.split(r"[\s,]+", cards) if t]
+    else:
+        tokens = list(cards)
+    out = []
+    for tok in tokens:
+        if isinstance(tok, Card):
+            out.append(tok)
+        elif isinstance(tok, str):
+            out.append(Card.parse(tok, where))
+        else:
+            raise InputError(f"{tok!r} in {where or 'cards'} is not a card name")
+    return tuple(out)
+
+
+def format_cards(cards: Iterable[Card]) -> str:
+    """Canonical printing: cards separated by single spaces (``parse_cards`` reads it back)."""
+    return " ".join(str(c) for c in cards)

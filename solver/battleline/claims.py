@@ -1,0 +1,386 @@
+"""Deciding, proving and verifying flag claims.
+
+- :func:`decide`: the fast verdict, for engines that ask about every flag every turn.
+- :func:`prove`: the verdict with its evidence: for a valid claim the minimal blocking
+  set, the explanation and a DRAT-certified refutation; for an invalid one the
+  completion that beats it, replayed by the rules code.
+- :func:`verify`: checks a certificate with a checker that shares no code with the
+  solver (``dratify``), re-encodes the question, and replays witnesses with the
+  oracle's own evaluation.
+
+Rules: Flags; RULINGS.md 1-8 and 16.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from dratify import check_proof, parse_dimacs
+
+from battlejudge.solver.battleline import oracle
+from battlejudge.solver.battleline.backend import (
+    PROOF_SOLVER,
+    SolverCache,
+    refute,
+    solver_version,
+)
+from battlejudge.solver.battleline.cards import Card, Troop, format_cards
+from battlejudge.solver.battleline.encode import (
+    ENCODER_VERSION,
+    Encoding,
+    EncodingKey,
+    decode_model,
+    sha256,
+    table_literals,
+    troop_var,
+)
+from battlejudge.solver.battleline.explain import Reason, explain_complete, explain_valid
+from battlejudge.solver.battleline.formation import (
+    CATEGORIES,
+    RANK,
+    Formation,
+    best_formation,
+    describe_strength,
+)
+from battlejudge.solver.battleline.question import ClaimQuestion
+from battlejudge.solver.errors import BattlejudgeError, RuleError, UndecidedError, VerificationError
+
+Verdict = Literal["valid", "invalid"]
+Status = Literal["valid", "invalid", "unknown"]
+
+_CACHE = SolverCache()
+
+
+def default_cache() -> SolverCache:
+    """The process-wide solver cache used when none is passed."""
+    return _CACHE
+
+
+@dataclass(frozen=True)
+class Witness:
+    """A completion that beats the claim: the troops added and the formation reached."""
+
+    added: tuple[Card, ...]
+    formation: Formation
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "added": [str(c) for c in self.added],
+            "formation": self.formation.name,
+            "sum": self.formation.total,
+            "wilds": self.formation.wild_choices(),
+        }
+
+    @property
+    def text(self) -> str:
+        wilds = "".join(f", {w} as {t}" for w, t in self.formation.wild_choices().items())
+        add = f"adding {format_cards(self.added)}" if self.added else "as it stands"
+        return f"the opponent reaches {self.formation.label} by {add}{wilds}"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The fast verdict. ``valid`` is None when a limit was hit (``status == 'unknown'``)."""
+
+    question: ClaimQuestion
+    status: Status
+    mine: Formation
+    witness: Witness | None
+
+    @property
+    def valid(self) -> bool | None:
+        return None if self.status == "unknown" else self.status == "valid"
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """The evidence for a verdict, as the proofs layer writes it to a file.
+
+    Valid: the CNF (the encoder's formula plus the table as unit clauses: the
+    opponent's troops in, the blocking set out) and a DRAT refutation of it.
+    Invalid: the witness. The hashes are as stored; :func:`verify` recomputes them.
+    """
+
+    question: ClaimQuestion
+    verdict: Verdict
+    mine: Formation
+    witness: Witness | None
+    blocking: tuple[Card, ...]
+    cnf: str | None
+    cnf_sha256: str | None
+    proof: str | None
+    proof_sha256: str | None
+    encoder: str = ENCODER_VERSION
+    solver: str = PROOF_SOLVER
+    solver_version: str = ""
+
+
+@dataclass(frozen=True)
+class ProvedClaim:
+    """A certified verdict: ``verdict``, ``witness`` or ``blocking`` with ``reasons``."""
+
+    question: ClaimQuestion
+    verdict: Verdict
+    mine: Formation
+    witness: Witness | None
+    blocking: tuple[Card, ...]
+    reasons: tuple[Reason, ...]
+    certificate: Certificate
+
+    @property
+    def valid(self) -> bool:
+        return self.verdict == "valid"
+
+    @property
+    def explanation(self) -> list[str]:
+        """The argument, one sentence per line, as said at the table."""
+        if self.witness is not None:
+            return [f"Not yet: {self.witness.text}, which beats your {self.mine.label}."]
+        return [r.text for r in self.reasons]
+
+
+# -- setting up a question -----------------------------------------------------------------
+def _ties_lost(q: ClaimQuestion, mine: Formation) -> bool:
+    """RULINGS.md 7: the side that completed last loses a tie; an incomplete opponent
+    would play last, so then every tie is the claimant's."""
+    if not q.theirs_complete:
+        return False
+    if q.completed_first is None:
+        theirs = best_formation(q.theirs, q.mud, q.fog)
+        if theirs.strength == mine.strength:
+            raise RuleError(
+                f"both sides are complete and tie at {mine.label}: completed_first must say "
+                f"who completed first ('mine' or 'theirs')"
+            )
+        return False
+    return q.completed_first == "theirs"
+
+
+def _setup(q: ClaimQuestion) -> tuple[Formation, EncodingKey, list[int]]:
+    mine = best_formation(q.mine, q.mud, q.fog)
+    rank, total = mine.strength
+    key = EncodingKey(q.size, q.fog, q.theirs_wilds, rank, total, _ties_lost(q, mine))
+    return mine, key, table_literals(q.theirs_troops, q.face_up)
+
+
+def _witness(q: ClaimQuestion, enc: Encoding, model: list[int], mine: Formation) -> Witness:
+    """Turn a model into a witness and replay it with the rules code before returning it."""
+    added, _ = decode_model(enc, model, q.theirs_troops)
+    cards = tuple(Card(t) for t in added)
+    formation = best_formation((*q.theirs, *cards), q.mud, q.fog)
+    beaten = formation.strength > mine.strength or (
+        enc.key.ties_lost and formation.strength == mine.strength
+    )
+    legal = not (set(added) & (q.face_up | q.theirs_troops)) and len(cards) + len(q.theirs) == q.size
+    if not (beaten and legal):
+        raise BattlejudgeError(
+            f"internal error: witness {format_cards(cards)} for {q!r} does not replay "
+            f"({formation.label} against {mine.label})"
+        )
+    return Witness(cards, formation)
+
+
+def decide(
+    q: ClaimQuestion, *, conflict_limit: int | None = None, cache: SolverCache | None = None
+) -> Decision:
+    """The fast verdict: one solve under assumptions on a cached solver.
+
+    >>> decide(ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10")).valid
+    True
+    """
+    cache = cache or _CACHE
+    mine, key, lits = _setup(q)
+    out = cache.solve(key, lits, conflict_limit)
+    if out.sat is None:
+        return Decision(q, "unknown", mine, None)
+    if out.sat:
+        assert out.model is not None
+        _, enc = cache.get(key)
+        return Decision(q, "invalid", mine, _witness(q, enc, out.model, mine))
+    return Decision(q, "valid", mine, None)
+
+
+# -- proving ---------------------------------------------------------------------------
+def _minimal_blocking(
+    cache: SolverCache, key: EncodingKey, q: ClaimQuestion, core: Sequence[int]
+) -> tuple[Troop, ...]:
+    """Deletion-based minimal subset of the face-up troops that keeps the claim valid."""
+    theirs = table_literals(q.theirs_troops, ())
+    kept = sorted(-lit - 1 for lit in core if lit < 0)
+    for t in list(kept):
+        trial = [b for b in kept if b != t]
+        out = cache.solve(key, theirs + [-troop_var(b) for b in trial])
+        if out.sat is False:
+            assert out.core is not None
+            in_core = {-lit - 1 for lit in out.core if lit < 0}
+            kept = [b for b in trial if b in in_core]
+    return tuple(kept)
+
+
+def certificate_units(q: ClaimQuestion, blocking: Sequence[Card]) -> list[int]:
+    """The unit clauses a certificate adds: the opponent's troops in, the blocking set out."""
+    return table_literals(q.theirs_troops, (c.code for c in blocking))
+
+
+def certificate_cnf(q: ClaimQuestion, blocking: Sequence[Card]) -> str:
+    """The exact DIMACS text the encoder builds for a valid claim with this blocking set."""
+    mine, key, _ = _setup(q)
+    from battlejudge.solver.battleline.encode import encode_key
+
+    return encode_key(key).dimacs(
+        certificate_units(q, blocking), comments=(ENCODER_VERSION, f"question {q.canonical()}")
+    )
+
+
+def prove(
+    q: ClaimQuestion, *, conflict_limit: int | None = None, cache: SolverCache | None = None
+) -> ProvedClaim:
+    """The certified verdict. Raises :class:`UndecidedError` if a limit is hit."""
+    cache = cache or _CACHE
+    d = decide(q, conflict_limit=conflict_limit, cache=cache)
+    if d.status == "unknown":
+        raise UndecidedError(f"no verdict within {conflict_limit} conflicts for {q!r}")
+    version = solver_version()
+    if d.witness is not None:
+        cert = Certificate(q, "invalid", d.mine, d.witness, (), None, None, None, None,
+                           solver_version=version)
+        return ProvedClaim(q, "invalid", d.mine, d.witness, (), (), cert)
+    mine, key, lits = _setup(q)
+    out = cache.solve(key, lits)
+    assert out.sat is False and out.core is not None
+    blocking = tuple(Card(t) for t in _minimal_blocking(cache, key, q, out.core))
+    solver, enc = cache.get(key)
+    units = certificate_units(q, blocking)
+    proof = refute([*enc.clauses, *((u,) for u in units)])
+    if proof is None:
+        raise BattlejudgeError(f"internal error: certificate formula for {q!r} is satisfiable")
+    cnf = enc.dimacs(units, comments=(ENCODER_VERSION, f"question {q.canonical()}"))
+    proof_text = "\n".join(proof) + "\n"
+    cert = Certificate(q, "valid", mine, None, blocking, cnf, sha256(cnf), proof_text,
+                       sha256(proof_text), solver_version=version)
+    return ProvedClaim(q, "valid", mine, None, blocking, _reasons(q, mine, key, enc, blocking,
+                                                                   cache), cert)
+
+
+def _reasons(
+    q: ClaimQuestion,
+    mine: Formation,
+    key: EncodingKey,
+    enc: Encoding,
+    blocking: tuple[Card, ...],
+    cache: SolverCache,
+) -> tuple[Reason, ...]:
+    if q.theirs_complete:
+        return (explain_complete(best_formation(q.theirs, q.mud, q.fog), mine),)
+    theirs = table_literals(q.theirs_troops, ())
+
+    def possible(name: str, blocked: Sequence[Card]) -> bool:
+        only = [-g for other, g in enc.selectors.items() if other != name]
+        lits = theirs + [-troop_var(c.code) for c in blocked] + only
+        return cache.solve(key, lits).sat is True
+
+    selectors = [(n, key.fog or RANK[n] == key.rank) for n in enc.selectors]
+    return explain_valid(q.theirs, q.mine, mine, blocking, selectors, key.ties_lost, possible)
+
+
+# -- verification ----------------------------------------------------------------------
+def _reject(why: str) -> VerificationError:
+    return VerificationError(f"certificate rejected: {why}")
+
+
+def verify(certified: Certificate | ProvedClaim, *, deep: bool = False) -> Literal[True]:
+    """Check a certificate; return True or raise :class:`VerificationError` saying why.
+
+    Valid: stored hashes match; every blocking card is face up in the question; the CNF
+    is byte for byte what the encoder builds for the question and blocking set; the DRAT
+    proof refutes it (``dratify``, which shares no code with the solver). Invalid: the
+    witness adds unseen troops only, the right number, and beats the claim by the
+    oracle's own evaluation. ``deep`` also re-decides the question by brute force.
+    """
+    c = certified.certificate if isinstance(certified, ProvedClaim) else certified
+    q = c.question
+    if c.encoder != ENCODER_VERSION:
+        raise _reject(f"made by encoder {c.encoder!r}, this checker knows {ENCODER_VERSION!r}")
+    if c.verdict == "valid":
+        _verify_valid(c)
+    elif c.verdict == "invalid":
+        _verify_invalid(c)
+    else:
+        raise _reject(f"unknown verdict {c.verdict!r}")
+    if deep:
+        answer = oracle.decide(q.mine, q.theirs, q.seen, q.mud, q.fog, q.completed_first)
+        if answer.valid != (c.verdict == "valid"):
+            raise _reject(f"verdict {c.verdict!r} disagrees with the brute-force oracle")
+    return True
+
+
+def _verify_valid(c: Certificate) -> None:
+    q = c.question
+    if c.witness is not None:
+        raise _reject("a valid verdict carries no witness")
+    if c.cnf is None or c.proof is None:
+        raise _reject("a valid verdict needs a CNF and a DRAT proof")
+    if sha256(c.cnf) != c.cnf_sha256:
+        raise _reject("the CNF does not match its SHA-256")
+    if sha256(c.proof) != c.proof_sha256:
+        raise _reject("the proof does not match its SHA-256")
+    face_up = q.mine_troops | q.seen_troops
+    for card in c.blocking:
+        if not card.is_troop or card.code not in face_up:
+            raise _reject(f"blocking card {card} is not a face-up troop of the question")
+    try:
+        expected = certificate_cnf(q, c.blocking)
+    except (ValueError, BattlejudgeError) as e:
+        raise _reject(f"the question cannot be encoded: {e}") from e
+    if c.cnf != expected:
+        raise _reject("the CNF is not the one the encoder builds for this question")
+    try:
+        result = check_proof(parse_dimacs(c.cnf), c.proof)
+    except Exception as e:  # the checker's own parse errors: a malformed proof
+        raise _reject(f"the DRAT checker could not read the proof: {e}") from e
+    if not (result.ok and result.reached_empty):
+        raise _reject("the DRAT proof does not refute the CNF")
+
+
+def _verify_invalid(c: Certificate) -> None:
+    q = c.question
+    w = c.witness
+    if w is None:
+        raise _reject("an invalid verdict needs a witness")
+    taken = q.face_up | q.theirs_troops
+    codes = [a.code for a in w.added]
+    if any(not a.is_troop for a in w.added) or len(set(codes)) != len(codes):
+        raise _reject("the witness may add distinct troops only")
+    if set(codes) & taken:
+        bad = sorted(set(codes) & taken)
+        raise _reject(f"witness card {Card(bad[0])} is face up, not in the pool")
+    if len(codes) + len(q.theirs) != q.size:
+        raise _reject(f"the witness adds {len(codes)} troops to a side of {len(q.theirs)}")
+    theirs = oracle.strength((*q.theirs, *w.added), q.fog)
+    mine = oracle.strength(q.mine, q.fog)
+    lost = oracle.ties_lost(q.theirs_complete, q.completed_first)
+    if not oracle.beats(theirs, mine, lost):
+        raise _reject(
+            f"the witness reaches {describe_strength(theirs, q.fog)}, which does not beat "
+            f"{describe_strength(mine, q.fog)}"
+        )
+    if (0 if q.fog else RANK[w.formation.name], w.formation.total) != theirs:
+        raise _reject(
+            f"the witness says {w.formation.label} but reaches {describe_strength(theirs, q.fog)}"
+        )
+
+
+__all__ = [
+    "CATEGORIES",
+    "Certificate",
+    "Decision",
+    "ProvedClaim",
+    "Witness",
+    "certificate_cnf",
+    "decide",
+    "default_cache",
+    "prove",
+    "verify",
+]

@@ -1,0 +1,279 @@
+"""CNF encoding of "some completion of the opponent's side beats the claimant".
+
+Pure: ``encode`` builds clauses and never calls a solver (the CPMpy split of model,
+transformation and solving).
+
+Variables 1..60 are the troops: ``troop_var(t)`` is true when troop ``t`` ends up in
+the opponent's formation (already there or added from the pool). The formula is the
+same for every question with the same :class:`EncodingKey`; what is on the table
+enters as assumptions or unit clauses: the opponent's troops true, every face-up
+troop the opponent cannot add false.
+
+Shape of the formula, for a formation of ``n`` cards of which ``w`` are wild:
+- at most ``n - w`` troop variables are true (a side holds ``n`` cards);
+- every wild card has exactly one color and exactly one value it may take
+  (Leader 1-10, Companion Cavalry 8, Shield Bearers 1-3);
+- counters: ``y(v, m)`` implies at least ``m`` cards of value ``v``, ``z(c, m)`` at
+  least ``m`` cards of color ``c`` (troops and wild identities alike, so a wild may
+  copy a troop, RULINGS.md 2);
+- one selector per formation that could beat the claimant, and a clause that one
+  selector holds. A formation needs ``n`` cards, so every selector forces ``n`` cards:
+  Wedge = all one color and a run; Phalanx = ``n`` of one value; Battalion = all one
+  color; Skirmish = a run; Host = a value multiset. Where the formation is the
+  claimant's own, the sum must beat (or tie, when ties are lost) the claimant's sum.
+Since the opponent takes his best formation, "some selector holds" is exactly "some
+completion beats the claimant" (Rules: Formations, Flags; RULINGS.md 1, 2, 7, 8).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations_with_replacement
+
+from pysat.card import CardEnc, EncType
+
+from battlejudge.solver.battleline.cards import ALL_TROOPS, WILD_VALUES, Troop
+from battlejudge.solver.battleline.formation import (
+    BATTALION,
+    CATEGORIES,
+    HOST,
+    PHALANX,
+    RANK,
+    SKIRMISH,
+    WEDGE,
+)
+
+ENCODER_VERSION = "battleline-cnf/1"
+Clause = tuple[int, ...]
+
+
+def troop_var(t: Troop) -> int:
+    """The variable of troop ``t``: true when it is in the opponent's formation."""
+    return t + 1
+
+
+@dataclass(frozen=True, order=True)
+class EncodingKey:
+    """Everything the formula depends on; questions with one key share one solver.
+
+    The opponent beats the claimant when his strength is above ``(rank, total)``, or
+    equal to it when ``ties_lost`` (the claimant completed last, RULINGS.md 7).
+    """
+
+    size: int
+    fog: bool
+    wilds: tuple[str, ...]
+    rank: int
+    total: int
+    ties_lost: bool
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """A built formula and the names of its variables."""
+
+    key: EncodingKey
+    nvars: int
+    clauses: tuple[Clause, ...]
+    selectors: dict[str, int]
+    """Formation name -> selector variable, for each formation that could beat."""
+    wild_colors: tuple[tuple[int, ...], ...]
+    """For the i-th wild of ``key.wilds``: one variable per color index."""
+    wild_values: tuple[dict[int, int], ...]
+    """For the i-th wild of ``key.wilds``: value -> variable."""
+
+    def dimacs(self, units: Iterable[int] = (), comments: Sequence[str] = ()) -> str:
+        """DIMACS text of the formula plus unit clauses, deterministic to the byte."""
+        unit_list = list(units)
+        lines = [f"c {c}" for c in comments]
+        lines.append(f"p cnf {self.nvars} {len(self.clauses) + len(unit_list)}")
+        lines.extend(" ".join(map(str, c)) + " 0" for c in self.clauses)
+        lines.extend(f"{u} 0" for u in unit_list)
+        return "\n".join(lines) + "\n"
+
+
+@dataclass
+class _Builder:
+    key: EncodingKey
+    top: int = 60
+    clauses: list[Clause] = field(default_factory=list)
+    counters: dict[tuple[str, int], list[int | None]] = field(default_factory=dict)
+    runs: dict[int, int] = field(default_factory=dict)
+    multisets: dict[tuple[int, ...], int] = field(default_factory=dict)
+    wild_colors: list[tuple[int, ...]] = field(default_factory=list)
+    wild_values: list[dict[int, int]] = field(default_factory=list)
+
+    def new(self) -> int:
+        self.top += 1
+        return self.top
+
+    def exactly_one(self, lits: Sequence[int]) -> None:
+        self.clauses.append(tuple(lits))
+        self.clauses.extend((-a, -b) for i, a in enumerate(lits) for b in lits[i + 1 :])
+
+    def atleast(self, group: tuple[str, int], lits: Sequence[int], m: int) -> int | None:
+        """A variable that implies "at least ``m`` of ``lits`` are true" (None: impossible).
+
+        A one-directional sequential counter: only the implication the formula needs.
+        """
+        n = self.key.size
+        if group not in self.counters:
+            prev: list[int | None] = [None] * (n + 1)  # prev[j]: >= j among first i-1
+            for i, lit in enumerate(lits, start=1):
+                cur: list[int | None] = [None] * (n + 1)
+                for j in range(1, min(i, n) + 1):
+                    s = self.new()
+                    cur[j] = s
+                    keep = prev[j]
+                    self.clauses.append((-s, lit) if keep is None else (-s, keep, lit))
+                    if j > 1:
+                        below = prev[j - 1]
+                        assert below is not None  # j - 1 <= i - 1
+                        self.clauses.append((-s, below) if keep is None else (-s, keep, below))
+                prev = cur
+            self.counters[group] = prev
+        return self.counters[group][m] if m <= n else None
+
+    def value_count(self, v: int, m: int) -> int | None:
+        lits = [troop_var(c * 10 + v - 1) for c in range(6)]
+        lits += [vals[v] for vals in self.wild_values if v in vals]
+        return self.atleast(("value", v), lits, m)
+
+    def color_count(self, c: int, m: int) -> int | None:
+        lits = [troop_var(c * 10 + v - 1) for v in range(1, 11)]
+        lits += [cols[c] for cols in self.wild_colors]
+        return self.atleast(("color", c), lits, m)
+
+    def run(self, start: int) -> int | None:
+        """A variable implying one card of each value start..start+n-1."""
+        if start not in self.runs:
+            r = self.new()
+            for v in range(start, start + self.key.size):
+                y = self.value_count(v, 1)
+                self.clauses.append((-r,) if y is None else (-r, y))
+            self.runs[start] = r
+        return self.runs[start]
+
+    def multiset(self, values: tuple[int, ...]) -> int:
+        """A variable implying the cards' values are exactly ``values`` (n cards)."""
+        if values not in self.multisets:
+            t = self.new()
+            for v in sorted(set(values)):
+                y = self.value_count(v, values.count(v))
+                self.clauses.append((-t,) if y is None else (-t, y))
+            self.multisets[values] = t
+        return self.multisets[values]
+
+
+def _beats(total: int, key: EncodingKey) -> bool:
+    return total > key.total or (key.ties_lost and total == key.total)
+
+
+def encode_key(key: EncodingKey) -> Encoding:
+    """Build the formula for one key. Deterministic: the same key gives the same clauses."""
+    b = _Builder(key)
+    n = key.size
+    for w in key.wilds:
+        cols = tuple(b.new() for _ in range(6))
+        vals = {v: b.new() for v in WILD_VALUES[w]}
+        b.exactly_one(cols)
+        b.exactly_one(list(vals.values()))
+        b.wild_colors.append(cols)
+        b.wild_values.append(vals)
+    # A side holds n cards: at most n - w troops (RULINGS.md 4, 8).
+    card = CardEnc.atmost(
+        lits=[troop_var(t) for t in ALL_TROOPS],
+        bound=n - len(key.wilds),
+        top_id=b.top,
+        encoding=EncType.seqcounter,
+    )
+    b.top = max(b.top, card.nv)
+    b.clauses.extend(tuple(c) for c in card.clauses)
+
+    starts = range(11 - n, 0, -1)
+
+    def run_sum(s: int) -> int:
+        return sum(range(s, s + n))
+
+    def runs(conditional: bool) -> list[int]:
+        return [
+            r
+            for s in starts
+            if (not conditional or _beats(run_sum(s), key)) and (r := b.run(s)) is not None
+        ]
+
+    def same_color() -> list[int]:
+        return [z for c in range(6) if (z := b.color_count(c, n)) is not None]
+
+    def value_sums() -> list[int]:
+        return [
+            b.multiset(ms)
+            for ms in combinations_with_replacement(range(10, 0, -1), n)
+            if _beats(sum(ms), key)
+        ]
+
+    def phalanxes(conditional: bool) -> list[int]:
+        return [
+            y
+            for v in range(10, 0, -1)
+            if (not conditional or _beats(n * v, key)) and (y := b.value_count(v, n)) is not None
+        ]
+
+    selectors: dict[str, int] = {}
+    names = (HOST,) if key.fog else tuple(c for c in CATEGORIES if RANK[c] >= key.rank)
+    for name in names:
+        g = b.new()
+        selectors[name] = g
+        conditional = key.fog or RANK[name] == key.rank
+        # Each entry: a disjunction the selector implies.
+        needs: list[list[int]]
+        if name == WEDGE:
+            needs = [same_color(), runs(conditional)]
+        elif name == PHALANX:
+            needs = [phalanxes(conditional)]
+        elif name == BATTALION:
+            needs = [same_color()] + ([value_sums()] if conditional else [])
+        elif name == SKIRMISH:
+            needs = [runs(conditional)]
+        else:
+            needs = [value_sums()]
+        for options in needs:
+            b.clauses.append((-g, *options))
+    b.clauses.append(tuple(selectors.values()))
+    return Encoding(
+        key=key,
+        nvars=b.top,
+        clauses=tuple(b.clauses),
+        selectors=selectors,
+        wild_colors=tuple(b.wild_colors),
+        wild_values=tuple(b.wild_values),
+    )
+
+
+def table_literals(
+    theirs: Iterable[Troop], blocked: Iterable[Troop]
+) -> list[int]:
+    """Literals for what is on the table: the opponent's troops in, blocked troops out."""
+    return [troop_var(t) for t in sorted(theirs)] + [-troop_var(t) for t in sorted(blocked)]
+
+
+def decode_model(
+    enc: Encoding, model: Iterable[int], theirs: Iterable[Troop]
+) -> tuple[list[Troop], list[Troop]]:
+    """From a model: the troops added to the opponent's side, and each wild's identity."""
+    true = {lit for lit in model if lit > 0}
+    have = set(theirs)
+    added = [t for t in ALL_TROOPS if troop_var(t) in true and t not in have]
+    wild_ids = []
+    for cols, vals in zip(enc.wild_colors, enc.wild_values, strict=True):
+        c = next(i for i, var in enumerate(cols) if var in true)
+        v = next(val for val, var in vals.items() if var in true)
+        wild_ids.append(c * 10 + v - 1)
+    return added, wild_ids
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+

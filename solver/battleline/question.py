@@ -1,0 +1,224 @@
+"""The flag-claim question: what is face up at one flag and elsewhere.
+
+Rules: Flags (claiming); RULINGS.md 4-7. ``mine`` are the claimant's cards at the
+flag, ``theirs`` the opponent's, ``seen`` every other face-up troop (other flags,
+discards). ``completed_first`` says who completed first when both sides are
+complete: the side that completed last loses a tie.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from battlejudge.solver.battleline.cards import (
+    LEADER,
+    Card,
+    CardsInput,
+    Troop,
+    format_cards,
+    parse_cards,
+)
+from battlejudge.solver.battleline.formation import formation_size
+from battlejudge.solver.errors import InputError, RuleError
+
+Side = Literal["mine", "theirs"]
+_FIELDS = ("mine", "theirs", "seen", "mud", "fog", "completed_first")
+
+
+def _bool(value: object, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise InputError(f"{name} must be true or false, got {value!r}")
+
+
+@dataclass(frozen=True, init=False)
+class ClaimQuestion:
+    """May the claimant take this flag? A frozen, validated value object.
+
+    Accepts card strings or :class:`Card` objects; raises :class:`InputError` or
+    :class:`RuleError` (both ``ValueError``) naming the offending card and field.
+
+    >>> ClaimQuestion(mine="R4 R5 R3", theirs=["B8"], seen="B7 B10")
+    ClaimQuestion(mine='R4 R5 R3', theirs='B8', seen='B7 B10')
+    """
+
+    mine: tuple[Card, ...]
+    theirs: tuple[Card, ...]
+    seen: tuple[Card, ...]
+    mud: bool = False
+    fog: bool = False
+    completed_first: Side | None = None
+    _troops: tuple[frozenset[Troop], frozenset[Troop], frozenset[Troop]] = field(
+        repr=False, compare=False, hash=False, default=(frozenset(), frozenset(), frozenset())
+    )
+
+    def __init__(
+        self,
+        mine: CardsInput = None,
+        theirs: CardsInput = None,
+        seen: CardsInput = None,
+        mud: bool = False,
+        fog: bool = False,
+        completed_first: str | None = None,
+    ) -> None:
+        m = parse_cards(mine, "mine")
+        t = parse_cards(theirs, "theirs")
+        s = parse_cards(seen, "seen")
+        mud = _bool(mud, "mud")
+        fog = _bool(fog, "fog")
+        if completed_first is not None:
+            completed_first = str(completed_first).lower()
+            if completed_first not in ("mine", "theirs"):
+                raise InputError(
+                    f"completed_first must be 'mine', 'theirs' or null, got {completed_first!r}"
+                )
+        _validate(m, t, s, mud, completed_first)
+        object.__setattr__(self, "mine", m)
+        object.__setattr__(self, "theirs", t)
+        object.__setattr__(self, "seen", tuple(sorted(s)))
+        object.__setattr__(self, "mud", mud)
+        object.__setattr__(self, "fog", fog)
+        object.__setattr__(self, "completed_first", completed_first)
+        troops = tuple(frozenset(c.code for c in side if c.is_troop) for side in (m, t, s))
+        object.__setattr__(self, "_troops", troops)
+
+    # -- derived facts -----------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        """Cards per complete formation at this flag (3, or 4 with Mud)."""
+        return formation_size(self.mud)
+
+    @property
+    def theirs_complete(self) -> bool:
+        return len(self.theirs) == self.size
+
+    @property
+    def mine_troops(self) -> frozenset[Troop]:
+        return self._troops[0]
+
+    @property
+    def theirs_troops(self) -> frozenset[Troop]:
+        return self._troops[1]
+
+    @property
+    def seen_troops(self) -> frozenset[Troop]:
+        return self._troops[2]
+
+    @property
+    def face_up(self) -> frozenset[Troop]:
+        """Face-up troops the opponent cannot add: the claimant's and every seen one."""
+        return self._troops[0] | self._troops[2]
+
+    @property
+    def theirs_wilds(self) -> tuple[str, ...]:
+        """Wild kinds on the opponent's side, sorted (part of the encoding key)."""
+        return tuple(sorted(w for c in self.theirs if (w := c.wild) is not None))
+
+    # -- notation ----------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        """The canonical JSON object (the fixed flag-question notation)."""
+        return {
+            "mine": [str(c) for c in self.mine],
+            "theirs": [str(c) for c in self.theirs],
+            "seen": [str(c) for c in self.seen],
+            "mud": self.mud,
+            "fog": self.fog,
+            "completed_first": self.completed_first,
+        }
+
+    def canonical(self) -> str:
+        """Canonical one-line JSON text; equal questions give equal text."""
+        return json.dumps(self.to_json(), separators=(",", ":"), sort_keys=False)
+
+    @classmethod
+    def from_json(cls, obj: object) -> ClaimQuestion:
+        """Read the JSON notation; unknown keys and wrong types are named in the error."""
+        if not isinstance(obj, dict):
+            raise InputError(f"a flag question is a JSON object, got {type(obj).__name__}")
+        unknown = sorted(set(obj) - set(_FIELDS))
+        if unknown:
+            raise InputError(f"unknown key {unknown[0]!r} in flag question")
+        lists = {}
+        for key in ("mine", "theirs", "seen"):
+            value = obj.get(key, [])
+            if value is None:
+                value = []
+            if isinstance(value, str) or not isinstance(value, list):
+                raise InputError(f"{key} must be a list of card names, got {value!r}")
+            lists[key] = value
+        cf = obj.get("completed_first")
+        if cf is not None and not isinstance(cf, str):
+            raise InputError(f"completed_first must be 'mine', 'theirs' or null, got {cf!r}")
+        return cls(
+            mine=lists["mine"],
+            theirs=lists["theirs"],
+            seen=lists["seen"],
+            mud=obj.get("mud", False),
+            fog=obj.get("fog", False),
+            completed_first=cf,
+        )
+
+    def __repr__(self) -> str:
+        parts = [f"mine={format_cards(self.mine)!r}"]
+        if self.theirs:
+            parts.append(f"theirs={format_cards(self.theirs)!r}")
+        if self.seen:
+            parts.append(f"seen={format_cards(self.seen)!r}")
+        for name in ("mud", "fog"):
+            if getattr(self, name):
+                parts.append(f"{name}=True")
+        if self.completed_first:
+            parts.append(f"completed_first={self.completed_first!r}")
+        return f"ClaimQuestion({', '.join(parts)})"
+
+
+def _validate(
+    mine: tuple[Card, ...],
+    theirs: tuple[Card, ...],
+    seen: tuple[Card, ...],
+    mud: bool,
+    completed_first: str | None,
+) -> None:
+    """Rules checks on a question; RULINGS.md 3 (one Leader), 4 (complete formation), 5."""
+    where: dict[Card, str] = {}
+    for name, side in (("mine", mine), ("theirs", theirs), ("seen", seen)):
+        for card in side:
+            if card in where:
+                same = " twice" if where[card] == name else f" and in {where[card]}"
+                raise RuleError(f"card {card} is given in {name}{same}; every card exists once")
+            where[card] = name
+    for card in seen:
+        if not card.is_troop:
+            raise RuleError(
+                f"{card} in seen: seen lists face-up troops only (unplayed or discarded "
+                f"tactics never block a claim)"
+            )
+    n = formation_size(mud)
+    for name, side in (("mine", mine), ("theirs", theirs)):
+        if len(side) > n:
+            raise RuleError(
+                f"{name} has {len(side)} cards ({format_cards(side)}); a side holds at most {n}"
+                + ("" if mud else " without Mud")
+            )
+        leaders = [c for c in side if c.wild == LEADER]
+        if len(leaders) > 1:
+            raise RuleError(
+                f"{name} has two Leaders ({format_cards(leaders)}); a player may have only one"
+            )
+    if len(mine) != n:
+        raise RuleError(
+            f"mine has {len(mine)} card(s) ({format_cards(mine) or 'none'}); a claim needs a "
+            f"complete formation of {n}"
+        )
+    if completed_first == "theirs" and len(theirs) < n:
+        raise RuleError(
+            f"completed_first is 'theirs' but theirs has only {len(theirs)} of {n} cards"
+        )
+
+
+def all_cards(q: ClaimQuestion) -> Iterable[Card]:
+    """Every card the question names."""
+    return (*q.mine, *q.theirs, *q.seen)
