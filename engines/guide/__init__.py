@@ -1,0 +1,1 @@
+"""The offline rules guide for every game battlejudge knows (issue 5)."""
