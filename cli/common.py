@@ -7,7 +7,6 @@ import sys
 from typing import Any, NoReturn
 
 import click
-
 from battlejudge.solver.errors import BattlejudgeError, UndecidedError, VerificationError
 
 EXIT_OK = 0

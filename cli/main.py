@@ -7,7 +7,6 @@ Exit codes (every command): 0 valid / verified / done, 1 invalid / rejected,
 from __future__ import annotations
 
 import click
-
 from battlejudge.cli.common import BattlejudgeGroup
 
 
@@ -18,9 +17,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from battlejudge.cli import claims, guide
+    from battlejudge.cli import bench, claims, demo, guide
 
-    for command in (*claims.COMMANDS, *guide.COMMANDS):
+    for command in (*claims.COMMANDS, *demo.COMMANDS, *bench.COMMANDS, *guide.COMMANDS):
         cli.add_command(command)
 
 

@@ -1,0 +1,1 @@
+"""Certificate files, proof logs, verification and audit. Imports the solver layer only."""

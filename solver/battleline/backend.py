@@ -8,14 +8,15 @@ are kept in a bounded LRU cache. Not thread-safe: give each thread its own
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from pysat.solvers import Solver
+from importlib.metadata import version
 
 from battlejudge.solver.battleline.encode import Encoding, EncodingKey, encode_key
+from pysat.solvers import Solver
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ def refute(clauses: Sequence[Sequence[int]]) -> list[str] | None:
         return proof
 
 
+@functools.cache
 def solver_version() -> str:
-    from importlib.metadata import version
-
+    """The PySAT release that wrote the proofs (recorded in every certificate)."""
     return f"python-sat {version('python-sat')}"

@@ -160,6 +160,10 @@ class Card:
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"
 
+    def _repr_pretty_(self, printer: object, cycle: bool) -> None:
+        """Hypothesis and IPython print the pasteable repr."""
+        printer.text(repr(self))  # type: ignore[attr-defined]
+
 
 CardsInput: TypeAlias = "str | Iterable[str | Card] | None"
 

@@ -17,8 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from dratify import check_proof, parse_dimacs
-
 from battlejudge.solver.battleline import oracle
 from battlejudge.solver.battleline.backend import (
     PROOF_SOLVER,
@@ -32,6 +30,7 @@ from battlejudge.solver.battleline.encode import (
     Encoding,
     EncodingKey,
     decode_model,
+    encode_key,
     sha256,
     table_literals,
     troop_var,
@@ -46,6 +45,7 @@ from battlejudge.solver.battleline.formation import (
 )
 from battlejudge.solver.battleline.question import ClaimQuestion
 from battlejudge.solver.errors import BattlejudgeError, RuleError, UndecidedError, VerificationError
+from dratify import check_proof, parse_dimacs
 
 Verdict = Literal["valid", "invalid"]
 Status = Literal["valid", "invalid", "unknown"]
@@ -73,11 +73,21 @@ class Witness:
             "wilds": self.formation.wild_choices(),
         }
 
-    @property
-    def text(self) -> str:
+    def sentence(self, mine: Formation) -> str:
+        """The witness as said at the table."""
         wilds = "".join(f", {w} as {t}" for w, t in self.formation.wild_choices().items())
-        add = f"adding {format_cards(self.added)}" if self.added else "as it stands"
-        return f"the opponent reaches {self.formation.label} by {add}{wilds}"
+        if not self.added:
+            tied = self.formation.strength == mine.strength
+            rel = "ties" if tied else "beats"
+            tail = ", and you completed last" if tied else ""
+            return (
+                f"Not yet: their complete {self.formation.label}{wilds} {rel} your "
+                f"{mine.label}{tail}."
+            )
+        return (
+            f"Not yet: the opponent reaches {self.formation.label} by adding "
+            f"{format_cards(self.added)}{wilds}, which beats your {mine.label}."
+        )
 
 
 @dataclass(frozen=True)
@@ -112,6 +122,8 @@ class Certificate:
     cnf_sha256: str | None
     proof: str | None
     proof_sha256: str | None
+    question_sha256: str = ""
+    """SHA-256 of the canonical question: an edited question no longer matches."""
     encoder: str = ENCODER_VERSION
     solver: str = PROOF_SOLVER
     solver_version: str = ""
@@ -137,7 +149,7 @@ class ProvedClaim:
     def explanation(self) -> list[str]:
         """The argument, one sentence per line, as said at the table."""
         if self.witness is not None:
-            return [f"Not yet: {self.witness.text}, which beats your {self.mine.label}."]
+            return [self.witness.sentence(self.mine)]
         return [r.text for r in self.reasons]
 
 
@@ -173,7 +185,8 @@ def _witness(q: ClaimQuestion, enc: Encoding, model: list[int], mine: Formation)
     beaten = formation.strength > mine.strength or (
         enc.key.ties_lost and formation.strength == mine.strength
     )
-    legal = not (set(added) & (q.face_up | q.theirs_troops)) and len(cards) + len(q.theirs) == q.size
+    unseen = not set(added) & (q.face_up | q.theirs_troops)
+    legal = unseen and len(cards) + len(q.theirs) == q.size
     if not (beaten and legal):
         raise BattlejudgeError(
             f"internal error: witness {format_cards(cards)} for {q!r} does not replay "
@@ -226,9 +239,7 @@ def certificate_units(q: ClaimQuestion, blocking: Sequence[Card]) -> list[int]:
 
 def certificate_cnf(q: ClaimQuestion, blocking: Sequence[Card]) -> str:
     """The exact DIMACS text the encoder builds for a valid claim with this blocking set."""
-    mine, key, _ = _setup(q)
-    from battlejudge.solver.battleline.encode import encode_key
-
+    _mine, key, _ = _setup(q)
     return encode_key(key).dimacs(
         certificate_units(q, blocking), comments=(ENCODER_VERSION, f"question {q.canonical()}")
     )
@@ -244,24 +255,47 @@ def prove(
         raise UndecidedError(f"no verdict within {conflict_limit} conflicts for {q!r}")
     version = solver_version()
     if d.witness is not None:
-        cert = Certificate(q, "invalid", d.mine, d.witness, (), None, None, None, None,
-                           solver_version=version)
+        cert = Certificate(
+            q,
+            "invalid",
+            d.mine,
+            d.witness,
+            (),
+            None,
+            None,
+            None,
+            None,
+            question_sha256=sha256(q.canonical()),
+            solver_version=version,
+        )
         return ProvedClaim(q, "invalid", d.mine, d.witness, (), (), cert)
     mine, key, lits = _setup(q)
     out = cache.solve(key, lits)
     assert out.sat is False and out.core is not None
     blocking = tuple(Card(t) for t in _minimal_blocking(cache, key, q, out.core))
-    solver, enc = cache.get(key)
+    _, enc = cache.get(key)
     units = certificate_units(q, blocking)
     proof = refute([*enc.clauses, *((u,) for u in units)])
     if proof is None:
         raise BattlejudgeError(f"internal error: certificate formula for {q!r} is satisfiable")
     cnf = enc.dimacs(units, comments=(ENCODER_VERSION, f"question {q.canonical()}"))
     proof_text = "\n".join(proof) + "\n"
-    cert = Certificate(q, "valid", mine, None, blocking, cnf, sha256(cnf), proof_text,
-                       sha256(proof_text), solver_version=version)
-    return ProvedClaim(q, "valid", mine, None, blocking, _reasons(q, mine, key, enc, blocking,
-                                                                   cache), cert)
+    cert = Certificate(
+        q,
+        "valid",
+        mine,
+        None,
+        blocking,
+        cnf,
+        sha256(cnf),
+        proof_text,
+        sha256(proof_text),
+        question_sha256=sha256(q.canonical()),
+        solver_version=version,
+    )
+    return ProvedClaim(
+        q, "valid", mine, None, blocking, _reasons(q, mine, key, enc, blocking, cache), cert
+    )
 
 
 def _reasons(
@@ -303,6 +337,14 @@ def verify(certified: Certificate | ProvedClaim, *, deep: bool = False) -> Liter
     q = c.question
     if c.encoder != ENCODER_VERSION:
         raise _reject(f"made by encoder {c.encoder!r}, this checker knows {ENCODER_VERSION!r}")
+    if sha256(q.canonical()) != c.question_sha256:
+        raise _reject("the question does not match its SHA-256 (was it edited?)")
+    mine = oracle.strength(q.mine, q.fog)
+    if (0 if q.fog else RANK.get(c.mine.name, -1), c.mine.total) != mine:
+        raise _reject(
+            f"it says the claimant has {c.mine.label}, but {format_cards(q.mine)} is "
+            f"{describe_strength(mine, q.fog)}"
+        )
     if c.verdict == "valid":
         _verify_valid(c)
     elif c.verdict == "invalid":
@@ -366,7 +408,7 @@ def _verify_invalid(c: Certificate) -> None:
             f"the witness reaches {describe_strength(theirs, q.fog)}, which does not beat "
             f"{describe_strength(mine, q.fog)}"
         )
-    if (0 if q.fog else RANK[w.formation.name], w.formation.total) != theirs:
+    if (0 if q.fog else RANK.get(w.formation.name, -1), w.formation.total) != theirs:
         raise _reject(
             f"the witness says {w.formation.label} but reaches {describe_strength(theirs, q.fog)}"
         )

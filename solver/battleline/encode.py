@@ -17,10 +17,14 @@ Shape of the formula, for a formation of ``n`` cards of which ``w`` are wild:
   least ``m`` cards of color ``c`` (troops and wild identities alike, so a wild may
   copy a troop, RULINGS.md 2);
 - one selector per formation that could beat the claimant, and a clause that one
-  selector holds. A formation needs ``n`` cards, so every selector forces ``n`` cards:
-  Wedge = all one color and a run; Phalanx = ``n`` of one value; Battalion = all one
-  color; Skirmish = a run; Host = a value multiset. Where the formation is the
-  claimant's own, the sum must beat (or tie, when ties are lost) the claimant's sum.
+  selector holds. Each selector implies a disjunction of concrete terms, and every
+  term forces ``n`` cards: Wedge = one term per color and run, each value of the run
+  covered by that color's troop or a wild; Phalanx = ``n`` cards of one value, other
+  values excluded; Battalion = ``n`` cards of one color, other colors excluded;
+  Skirmish = each value of a run covered, other values excluded; Host = a multiset
+  of values. Where the formation is the claimant's own, the sum must beat (or tie,
+  when ties are lost) the claimant's sum. The concrete terms make most refutations
+  pure unit propagation, which keeps DRAT proofs short.
 Since the opponent takes his best formation, "some selector holds" is exactly "some
 completion beats the claimant" (Rules: Formations, Flags; RULINGS.md 1, 2, 7, 8).
 """
@@ -32,9 +36,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations_with_replacement
 
-from pysat.card import CardEnc, EncType
-
-from battlejudge.solver.battleline.cards import ALL_TROOPS, WILD_VALUES, Troop
+from battlejudge.solver.battleline.cards import (
+    ALL_TROOPS,
+    WILD_VALUES,
+    Troop,
+    color_of,
+    value_of,
+)
 from battlejudge.solver.battleline.formation import (
     BATTALION,
     CATEGORIES,
@@ -44,6 +52,7 @@ from battlejudge.solver.battleline.formation import (
     SKIRMISH,
     WEDGE,
 )
+from pysat.card import CardEnc, EncType
 
 ENCODER_VERSION = "battleline-cnf/1"
 Clause = tuple[int, ...]
@@ -146,16 +155,6 @@ class _Builder:
         lits += [cols[c] for cols in self.wild_colors]
         return self.atleast(("color", c), lits, m)
 
-    def run(self, start: int) -> int | None:
-        """A variable implying one card of each value start..start+n-1."""
-        if start not in self.runs:
-            r = self.new()
-            for v in range(start, start + self.key.size):
-                y = self.value_count(v, 1)
-                self.clauses.append((-r,) if y is None else (-r, y))
-            self.runs[start] = r
-        return self.runs[start]
-
     def multiset(self, values: tuple[int, ...]) -> int:
         """A variable implying the cards' values are exactly ``values`` (n cards)."""
         if values not in self.multisets:
@@ -193,32 +192,67 @@ def encode_key(key: EncodingKey) -> Encoding:
     b.clauses.extend(tuple(c) for c in card.clauses)
 
     starts = range(11 - n, 0, -1)
+    all_wild_values = [vals for vals in b.wild_values]
 
     def run_sum(s: int) -> int:
         return sum(range(s, s + n))
 
-    def runs(conditional: bool) -> list[int]:
-        return [
-            r
-            for s in starts
-            if (not conditional or _beats(run_sum(s), key)) and (r := b.run(s)) is not None
+    def covered(v: int, colors: Iterable[int]) -> list[int]:
+        """Literals by which value ``v`` can be in the formation: a troop of one of
+        ``colors`` or a wild card taking ``v``."""
+        return [troop_var(c * 10 + v - 1) for c in colors] + [
+            vals[v] for vals in all_wild_values if v in vals
         ]
 
-    def same_color() -> list[int]:
-        return [z for c in range(6) if (z := b.color_count(c, n)) is not None]
+    def wedge(c: int, s: int) -> int:
+        """One card of each value of the run, all of color ``c``: every troop is one of
+        the run's cells, so a face-up cell refutes it by propagation alone."""
+        t = b.new()
+        for v in range(s, s + n):
+            b.clauses.append((-t, *covered(v, [c])))
+        b.clauses.extend((-t, cols[c]) for cols in b.wild_colors)
+        return t
+
+    def run(s: int) -> int:
+        """One card of each value of the run, any colors; troops off the run excluded."""
+        if s not in b.runs:
+            t = b.new()
+            for v in range(s, s + n):
+                b.clauses.append((-t, *covered(v, range(6))))
+            off = [x for x in ALL_TROOPS if not s <= value_of(x) < s + n]
+            b.clauses.extend((-t, -troop_var(x)) for x in off)
+            b.runs[s] = t
+        return b.runs[s]
+
+    def phalanx(v: int) -> int | None:
+        """``n`` cards of value ``v``: every wild takes ``v``, other values excluded."""
+        if any(v not in vals for vals in all_wild_values):
+            return None
+        y = b.value_count(v, n)
+        if y is None:
+            return None
+        t = b.new()
+        b.clauses.append((-t, y))
+        b.clauses.extend((-t, vals[v]) for vals in all_wild_values)
+        b.clauses.extend((-t, -troop_var(x)) for x in ALL_TROOPS if value_of(x) != v)
+        return t
+
+    def one_color(c: int) -> int | None:
+        """``n`` cards of color ``c``: every wild takes ``c``, other colors excluded."""
+        z = b.color_count(c, n)
+        if z is None:
+            return None
+        t = b.new()
+        b.clauses.append((-t, z))
+        b.clauses.extend((-t, cols[c]) for cols in b.wild_colors)
+        b.clauses.extend((-t, -troop_var(x)) for x in ALL_TROOPS if color_of(x) != c)
+        return t
 
     def value_sums() -> list[int]:
         return [
             b.multiset(ms)
             for ms in combinations_with_replacement(range(10, 0, -1), n)
             if _beats(sum(ms), key)
-        ]
-
-    def phalanxes(conditional: bool) -> list[int]:
-        return [
-            y
-            for v in range(10, 0, -1)
-            if (not conditional or _beats(n * v, key)) and (y := b.value_count(v, n)) is not None
         ]
 
     selectors: dict[str, int] = {}
@@ -230,13 +264,17 @@ def encode_key(key: EncodingKey) -> Encoding:
         # Each entry: a disjunction the selector implies.
         needs: list[list[int]]
         if name == WEDGE:
-            needs = [same_color(), runs(conditional)]
+            good = [s for s in starts if not conditional or _beats(run_sum(s), key)]
+            needs = [[wedge(c, s) for c in range(6) for s in good]]
         elif name == PHALANX:
-            needs = [phalanxes(conditional)]
+            good = [v for v in range(10, 0, -1) if not conditional or _beats(n * v, key)]
+            needs = [[t for v in good if (t := phalanx(v)) is not None]]
         elif name == BATTALION:
-            needs = [same_color()] + ([value_sums()] if conditional else [])
+            colors = [t for c in range(6) if (t := one_color(c)) is not None]
+            needs = [colors] + ([value_sums()] if conditional else [])
         elif name == SKIRMISH:
-            needs = [runs(conditional)]
+            good = [s for s in starts if not conditional or _beats(run_sum(s), key)]
+            needs = [[run(s) for s in good]]
         else:
             needs = [value_sums()]
         for options in needs:
@@ -252,9 +290,7 @@ def encode_key(key: EncodingKey) -> Encoding:
     )
 
 
-def table_literals(
-    theirs: Iterable[Troop], blocked: Iterable[Troop]
-) -> list[int]:
+def table_literals(theirs: Iterable[Troop], blocked: Iterable[Troop]) -> list[int]:
     """Literals for what is on the table: the opponent's troops in, blocked troops out."""
     return [troop_var(t) for t in sorted(theirs)] + [-troop_var(t) for t in sorted(blocked)]
 
@@ -276,4 +312,3 @@ def decode_model(
 
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
-

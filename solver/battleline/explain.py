@@ -29,7 +29,8 @@ class Reason:
     text: str
 
     def to_json(self) -> dict[str, object]:
-        return {"formation": self.formation, "cards": [str(c) for c in self.cards], "text": self.text}
+        cards = [str(c) for c in self.cards]
+        return {"formation": self.formation, "cards": cards, "text": self.text}
 
 
 def _names(cards: Sequence[Card], mine: frozenset[Card]) -> str:
@@ -61,8 +62,10 @@ def explain_valid(
     with whether only a higher sum would do; ``possible(name, blocked)`` says whether
     that formation can still beat the claim when only ``blocked`` cards are face up.
     """
-    subject = f"{format_cards(theirs)} can no longer become" if theirs else (
-        "the opponent can no longer build"
+    subject = (
+        f"{format_cards(theirs)} can no longer become"
+        if theirs
+        else ("the opponent can no longer build")
     )
     own = frozenset(mine_cards)
     reasons: list[Reason] = []
@@ -72,9 +75,7 @@ def explain_valid(
         if not possible(name, ()):
             never.append(target)
             continue
-        cards = tuple(
-            b for b in blocking if possible(name, [c for c in blocking if c != b])
-        )
+        cards = tuple(b for b in blocking if possible(name, [c for c in blocking if c != b]))
         if cards:
             verb = "is" if len(cards) == 1 else "are"
             reasons.append(

@@ -99,9 +99,7 @@ def _fill_run(
     return None
 
 
-def best_formation(
-    cards: Iterable[Card | str], mud: bool = False, fog: bool = False
-) -> Formation:
+def best_formation(cards: Iterable[Card | str], mud: bool = False, fog: bool = False) -> Formation:
     """The strongest formation the cards make, with the identities chosen for wild cards.
 
     ``cards`` must be a complete formation (3 cards, 4 with Mud). Under Fog only the

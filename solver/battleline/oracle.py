@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import combinations, product
+from itertools import combinations, pairwise, product
 
 from battlejudge.solver.battleline.cards import Card
 
@@ -31,7 +31,7 @@ def classify(hand: Sequence[tuple[int, int]], fog: bool) -> tuple[int, int]:
     if fog:
         return (0, total)
     one_color = len({c for c, _ in hand}) == 1
-    run = all(b == a + 1 for a, b in zip(values, values[1:], strict=False))
+    run = all(b == a + 1 for a, b in pairwise(values))
     if one_color and run:
         return (4, total)
     if len(set(values)) == 1:

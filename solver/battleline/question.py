@@ -161,6 +161,10 @@ class ClaimQuestion:
             completed_first=cf,
         )
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """Hypothesis and IPython print the pasteable repr, not the fields."""
+        printer.text(repr(self))
+
     def __repr__(self) -> str:
         parts = [f"mine={format_cards(self.mine)!r}"]
         if self.theirs:

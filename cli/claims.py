@@ -1,0 +1,257 @@
+"""Battle Line claim commands: ``claim``, ``claims check``, ``formation``, ``verify``."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from typing import IO, Any
+
+import click
+from battlejudge.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_NO,
+    EXIT_OK,
+    EXIT_UNDECIDED,
+    emit_json,
+    stderr_is_tty,
+)
+from battlejudge.proofs.battleline import save_certificate, verify_file
+from battlejudge.solver import battleline as bl
+from battlejudge.solver.errors import UndecidedError
+
+
+def formation_json(f: bl.Formation, cards: tuple[bl.Card, ...]) -> dict[str, Any]:
+    return {
+        "cards": [str(c) for c in cards],
+        "formation": f.name,
+        "sum": f.total,
+        "wilds": f.wild_choices(),
+    }
+
+
+def result_json(p: bl.ProvedClaim) -> dict[str, Any]:
+    """The JSON answer for one proved claim (shared by ``claim`` and ``claims check``)."""
+    q = p.question
+    return {
+        "verdict": p.verdict,
+        "mine": formation_json(p.mine, q.mine),
+        "theirs": {"cards": [str(c) for c in q.theirs], "complete": q.theirs_complete},
+        "witness": None if p.witness is None else p.witness.to_json(),
+        "blocking": [str(c) for c in p.blocking],
+        "explanation": p.explanation,
+        "reasons": [r.to_json() for r in p.reasons],
+    }
+
+
+def _print_claim(p: bl.ProvedClaim, verified: bool, certificate: str | None) -> None:
+    q = p.question
+    env = " ".join(name for name, on in (("Mud", q.mud), ("Fog", q.fog)) if on)
+    if p.valid:
+        click.secho("VALID: the flag can be claimed.", fg="green", bold=True)
+    else:
+        click.secho("INVALID: the flag cannot be claimed yet.", fg="red", bold=True)
+    click.echo(f"  mine    {bl.format_cards(q.mine):<22} {p.mine.label}")
+    theirs = bl.format_cards(q.theirs) or "-"
+    state = "complete" if q.theirs_complete else f"{len(q.theirs)} of {q.size} cards"
+    click.echo(f"  theirs  {theirs:<22} {state}")
+    click.echo(f"  seen    {bl.format_cards(q.seen) or '-'}")
+    if env:
+        click.echo(f"  flag    {env}")
+    click.echo("Why:" if p.valid else "Witness:")
+    for line in p.explanation:
+        click.echo(f"  {line}")
+    if p.valid:
+        click.echo(f"Blocking set: {bl.format_cards(p.blocking) or '(none: no card needed)'}")
+        cert = p.certificate
+        assert cert.proof is not None and cert.cnf is not None
+        lines = cert.proof.count("\n")
+        clauses = cert.cnf.split("\n", 3)[2].split()[3]
+        status = "verified by dratify" if verified else "NOT verified"
+        click.echo(f"Proof: DRAT refutation of a {clauses}-clause CNF, {lines} lines, {status}.")
+    if certificate:
+        click.echo(f"Certificate written to {certificate}")
+
+
+@click.command()
+@click.option("--mine", required=True, help="The claimant's cards at the flag, e.g. 'R4 R5 R3'.")
+@click.option("--theirs", default="", help="The opponent's cards at the flag.")
+@click.option("--seen", default="", help="Every other face-up troop (other flags, discards).")
+@click.option("--mud", is_flag=True, help="Mud lies at this flag: formations of four.")
+@click.option("--fog", is_flag=True, help="Fog lies at this flag: only sums count.")
+@click.option(
+    "--completed-first",
+    type=click.Choice(["mine", "theirs"]),
+    default=None,
+    help="Who completed first, when both sides are complete (the side that completed last "
+    "loses a tie).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option(
+    "--certificate",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write the certificate (proof or witness) to this file.",
+)
+@click.option(
+    "--conflict-limit",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Give up after this many solver conflicts (exit 3, no verdict).",
+)
+def claim(
+    mine: str,
+    theirs: str,
+    seen: str,
+    mud: bool,
+    fog: bool,
+    completed_first: str | None,
+    as_json: bool,
+    certificate: str | None,
+    conflict_limit: int | None,
+) -> None:
+    """Decide whether a flag can be claimed, with a checked proof or a beating completion.
+
+    Exit 0 valid, 1 invalid, 2 bad input, 3 undecided.
+    """
+    q = bl.ClaimQuestion(mine, theirs, seen, mud=mud, fog=fog, completed_first=completed_first)
+    start = time.perf_counter()
+    p = bl.prove(q, conflict_limit=conflict_limit)
+    micros = round((time.perf_counter() - start) * 1e6)
+    verified = bl.verify(p)
+    if certificate:
+        save_certificate(p.certificate, certificate)
+    if as_json:
+        emit_json(
+            {**result_json(p), "verified": verified, "certificate": certificate, "micros": micros}
+        )
+    else:
+        _print_claim(p, verified, certificate)
+    raise click.exceptions.Exit(EXIT_OK if p.valid else EXIT_NO)
+
+
+def _lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
+    for number, line in enumerate(stream, start=1):
+        if line.strip():
+            yield number, line
+
+
+def check_line(line: str, conflict_limit: int | None) -> dict[str, Any]:
+    """Answer one JSON-lines question; bad input becomes an ``error`` result."""
+    try:
+        q = bl.ClaimQuestion.from_json(json.loads(line))
+        start = time.perf_counter()
+        p = bl.prove(q, conflict_limit=conflict_limit)
+        micros = round((time.perf_counter() - start) * 1e6)
+    except json.JSONDecodeError as e:
+        return {"error": f"not JSON: {e.msg} at column {e.colno}"}
+    except UndecidedError:
+        return {"verdict": "unknown"}
+    except ValueError as e:
+        return {"error": str(e)}
+    return {
+        "verdict": p.verdict,
+        "witness": None if p.witness is None else p.witness.to_json(),
+        "blocking": [str(c) for c in p.blocking],
+        "explanation": p.explanation,
+        "micros": micros,
+    }
+
+
+@click.group()
+def claims() -> None:
+    """Batch claim commands."""
+
+
+@claims.command("check")
+@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.option(
+    "--conflict-limit",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Give up on a question after this many solver conflicts.",
+)
+def claims_check(file: IO[str], conflict_limit: int | None) -> None:
+    """Answer every flag question of a JSON-lines FILE (``-`` for stdin), in order.
+
+    One JSON result per non-blank line, with its line number. Bad lines get an
+    ``error`` result and the rest are still answered. Exit 0 when every line was
+    answered, 2 if some line was bad input, 3 if some question was undecided.
+    """
+    worst = EXIT_OK
+    items = list(_lines(file)) if file is not sys.stdin else None
+    show = stderr_is_tty() and items is not None
+    source: Any = items if items is not None else _lines(file)
+    with (
+        click.progressbar(source, label="claims", file=sys.stderr) if show else _null(source) as bar
+    ):
+        for number, line in bar:
+            result = {"line": number, **check_line(line, conflict_limit)}
+            if "error" in result:
+                worst = EXIT_BAD_INPUT
+            elif result["verdict"] == "unknown" and worst == EXIT_OK:
+                worst = EXIT_UNDECIDED
+            emit_json(result)
+    raise click.exceptions.Exit(worst)
+
+
+class _null:
+    def __init__(self, it: Any) -> None:
+        self.it = it
+
+    def __enter__(self) -> Any:
+        return self.it
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+@click.command()
+@click.argument("cards")
+@click.option("--mud", is_flag=True, help="Four-card formation.")
+@click.option("--fog", is_flag=True, help="Only the sum counts.")
+@click.option("--json", "as_json", is_flag=True)
+def formation(cards: str, mud: bool, fog: bool, as_json: bool) -> None:
+    """Name the best formation of CARDS (e.g. "R9 cavalry alexander") with wild choices."""
+    parsed = bl.parse_cards(cards, "CARDS")
+    f = bl.best_formation(parsed, mud=mud, fog=fog)
+    if as_json:
+        emit_json(formation_json(f, parsed))
+        return
+    wilds = ", ".join(f"{w} as {t}" for w, t in f.wild_choices().items())
+    click.echo(f"{bl.format_cards(parsed)}: {f.label}" + (f" ({wilds})" if wilds else ""))
+
+
+@click.command()
+@click.argument("certificate", type=click.Path(exists=True, dir_okay=False))
+@click.option("--deep", is_flag=True, help="Also re-decide the question by brute force.")
+@click.option("--json", "as_json", is_flag=True)
+def verify(certificate: str, deep: bool, as_json: bool) -> None:
+    """Check a certificate file: DRAT proof (dratify), CNF re-encoding, witness replay.
+
+    Exit 0 verified, 1 rejected (the reason is printed), 2 not a certificate.
+    """
+    from battlejudge.solver.errors import VerificationError
+
+    try:
+        cert = verify_file(certificate, deep=deep)
+    except VerificationError as e:
+        if as_json:
+            emit_json({"verified": False, "reason": str(e)})
+        else:
+            click.secho(str(e), fg="red", err=True)
+        raise click.exceptions.Exit(EXIT_NO) from None
+    what = (
+        "valid claim, DRAT proof checked"
+        if cert.verdict == "valid"
+        else ("invalid claim, witness replayed")
+    )
+    if as_json:
+        emit_json({"verified": True, "verdict": cert.verdict, "deep": deep})
+    else:
+        extra = " and confirmed by brute force" if deep else ""
+        click.secho(f"VERIFIED: {what}{extra}.", fg="green")
+
+
+COMMANDS: tuple[click.Command, ...] = (claim, claims, formation, verify)
