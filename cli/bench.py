@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import click
+
 from battlejudge.cli.common import emit_json
 from battlejudge.solver.battleline import bench as claim_bench
 

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 import click
+
 from battlejudge.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_NO,
@@ -96,7 +97,7 @@ def _print_claim(p: bl.ProvedClaim, verified: bool, certificate: str | None) -> 
 )
 @click.option(
     "--conflict-limit",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=1),
     default=None,
     help="Give up after this many solver conflicts (exit 3, no verdict).",
 )
@@ -168,7 +169,7 @@ def claims() -> None:
 @click.argument("file", type=click.File("r", encoding="utf-8"))
 @click.option(
     "--conflict-limit",
-    type=click.IntRange(min=0),
+    type=click.IntRange(min=1),
     default=None,
     help="Give up on a question after this many solver conflicts.",
 )

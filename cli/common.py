@@ -7,6 +7,7 @@ import sys
 from typing import Any, NoReturn
 
 import click
+
 from battlejudge.solver.errors import BattlejudgeError, UndecidedError, VerificationError
 
 EXIT_OK = 0
@@ -38,6 +39,9 @@ class BattlejudgeGroup(click.Group):
             fail(str(e), EXIT_NO)
         except (ValueError, BattlejudgeError) as e:
             fail(str(e))
+        except BrokenPipeError:
+            # The reader went away (``battlejudge demo | head``): nothing left to say.
+            raise click.exceptions.Exit(EXIT_OK) from None
         except OSError as e:
             name = f" {e.filename!r}" if e.filename else ""
             fail(f"cannot read or write{name}: {e.strerror or e}")

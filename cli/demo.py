@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+
 from battlejudge import examples
 from battlejudge.cli.claims import result_json
 from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json

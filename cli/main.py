@@ -7,6 +7,7 @@ Exit codes (every command): 0 valid / verified / done, 1 invalid / rejected,
 from __future__ import annotations
 
 import click
+
 from battlejudge.cli.common import BattlejudgeGroup
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from battlejudge.solver import battleline as bl
 from hypothesis import assume
 from hypothesis import strategies as st
+
+from battlejudge.solver import battleline as bl
 
 WILDS = ("alexander", "darius", "cavalry", "shield")
 TROOPS = [bl.Card(t) for t in range(60)]

@@ -9,18 +9,16 @@ import dataclasses
 from itertools import combinations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.battleline import oracle
 from battlejudge.solver.errors import VerificationError
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+
 from strategies import any_questions, oracle_answer
 
-SETTINGS = settings(
-    max_examples=150,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+SETTINGS = settings()  # the loaded profile (tests/conftest.py)
 
 
 @SETTINGS
@@ -68,11 +66,7 @@ def _holds_with_only(q: bl.ClaimQuestion, face_up: set[bl.Card]) -> bool:
     )
 
 
-@settings(
-    max_examples=60,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+@settings(max_examples=max(60, settings().max_examples // 3))
 @given(any_questions(budget=20_000), st.data())
 def test_corrupted_certificates_are_rejected(q: bl.ClaimQuestion, data: st.DataObject) -> None:
     p = bl.prove(q)

@@ -15,11 +15,12 @@ import zlib
 from pathlib import Path
 from typing import Final, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
 from battlejudge.proofs.atomic import write_atomic
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.battleline.formation import Formation
 from battlejudge.solver.errors import InputError, VerificationError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 CERTIFICATE_FORMAT: Final = "battlejudge-certificate"
 SCHEMA_VERSION: Final = 1

@@ -15,8 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.metadata import version
 
-from battlejudge.solver.battleline.encode import Encoding, EncodingKey, encode_key
 from pysat.solvers import Solver
+
+from battlejudge.solver.battleline.encode import Encoding, EncodingKey, encode_key
+from battlejudge.solver.errors import InputError
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +65,9 @@ class SolverCache:
         self, key: EncodingKey, assumptions: Sequence[int], conflict_limit: int | None = None
     ) -> Outcome:
         solver, _ = self.get(key)
+        if conflict_limit is not None and conflict_limit < 1:
+            # MiniSat reads a budget of 0 as "no budget": never let it mean that.
+            raise InputError(f"conflict limit must be at least 1, got {conflict_limit}")
         if conflict_limit is None:
             sat: bool | None = solver.solve(assumptions=assumptions)
         else:

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from dratify import check_proof, parse_dimacs
+
 from battlejudge.solver.battleline import oracle
 from battlejudge.solver.battleline.backend import (
     PROOF_SOLVER,
@@ -45,7 +47,6 @@ from battlejudge.solver.battleline.formation import (
 )
 from battlejudge.solver.battleline.question import ClaimQuestion
 from battlejudge.solver.errors import BattlejudgeError, RuleError, UndecidedError, VerificationError
-from dratify import check_proof, parse_dimacs
 
 Verdict = Literal["valid", "invalid"]
 Status = Literal["valid", "invalid", "unknown"]

@@ -36,6 +36,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations_with_replacement
 
+from pysat.card import CardEnc, EncType
+
 from battlejudge.solver.battleline.cards import (
     ALL_TROOPS,
     WILD_VALUES,
@@ -52,7 +54,6 @@ from battlejudge.solver.battleline.formation import (
     SKIRMISH,
     WEDGE,
 )
-from pysat.card import CardEnc, EncType
 
 ENCODER_VERSION = "battleline-cnf/1"
 Clause = tuple[int, ...]
