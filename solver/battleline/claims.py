@@ -217,19 +217,19 @@ def decide(
 
 
 # -- proving ---------------------------------------------------------------------------
-def _minimal_blocking(
-    cache: SolverCache, key: EncodingKey, q: ClaimQuestion, core: Sequence[int]
-) -> tuple[Troop, ...]:
-    """Deletion-based minimal subset of the face-up troops that keeps the claim valid."""
+def _minimal_blocking(cache: SolverCache, key: EncodingKey, q: ClaimQuestion) -> tuple[Troop, ...]:
+    """Deletion-based minimal subset of the face-up troops that keeps the claim valid.
+
+    Deterministic: it starts from every face-up troop and tries them in card order,
+    using only the solver's answers (which do not depend on what a warm solver learned
+    before, unlike its cores), so the same question always gives the same set.
+    """
     theirs = table_literals(q.theirs_troops, ())
-    kept = sorted(-lit - 1 for lit in core if lit < 0)
+    kept = sorted(q.face_up)
     for t in list(kept):
         trial = [b for b in kept if b != t]
-        out = cache.solve(key, theirs + [-troop_var(b) for b in trial])
-        if out.sat is False:
-            assert out.core is not None
-            in_core = {-lit - 1 for lit in out.core if lit < 0}
-            kept = [b for b in trial if b in in_core]
+        if cache.solve(key, theirs + [-troop_var(b) for b in trial]).sat is False:
+            kept = trial
     return tuple(kept)
 
 
@@ -256,6 +256,12 @@ def prove(
         raise UndecidedError(f"no verdict within {conflict_limit} conflicts for {q!r}")
     version = solver_version()
     if d.witness is not None:
+        # The witness of a fresh solver: a warm one's depends on its history, and the
+        # same question should always get the same certificate.
+        fresh = SolverCache(size=1)
+        d = decide(q, cache=fresh)
+        fresh.clear()
+        assert d.witness is not None
         cert = Certificate(
             q,
             "invalid",
@@ -270,10 +276,8 @@ def prove(
             solver_version=version,
         )
         return ProvedClaim(q, "invalid", d.mine, d.witness, (), (), cert)
-    mine, key, lits = _setup(q)
-    out = cache.solve(key, lits)
-    assert out.sat is False and out.core is not None
-    blocking = tuple(Card(t) for t in _minimal_blocking(cache, key, q, out.core))
+    mine, key, _ = _setup(q)
+    blocking = tuple(Card(t) for t in _minimal_blocking(cache, key, q))
     _, enc = cache.get(key)
     units = certificate_units(q, blocking)
     proof = refute([*enc.clauses, *((u,) for u in units)])
