@@ -1,1 +1,51 @@
-"""The offline rules guide for every game battlejudge knows (issue 5)."""
+"""The offline rules guide for every game battlejudge knows (issue 5).
+
+Each game's rules reference is a Markdown file in ``data/`` written in the project's own words,
+with battlejudge's rulings marked as such. :class:`Guide` answers from that text alone: setup and
+first-turn walkthroughs, card entries under either theme's names, and rules questions answered by
+ranked keyword search (BM25, Snowball stemming, per-game synonyms) with the section cited, or
+:data:`FALLBACK` when the reference does not cover the question.
+
+>>> guide = Guide.for_game("battleline")
+>>> guide.ask("How many cards can I put next to one flag?").section
+'Troop Cards'
+>>> guide.card("Mano a Mano!").section
+'Fog'
+"""
+
+from __future__ import annotations
+
+from battlejudge.engines.guide.guide import (
+    FALLBACK,
+    THRESHOLD,
+    Answer,
+    Guide,
+    UnknownCardError,
+)
+from battlejudge.engines.guide.reference import (
+    GAMES,
+    Reference,
+    Section,
+    UnknownGameError,
+    Walkthrough,
+    game_id,
+    load,
+)
+from battlejudge.engines.guide.session import Reply, Session
+
+__all__ = [
+    "FALLBACK",
+    "GAMES",
+    "THRESHOLD",
+    "Answer",
+    "Guide",
+    "Reference",
+    "Reply",
+    "Section",
+    "Session",
+    "UnknownCardError",
+    "UnknownGameError",
+    "Walkthrough",
+    "game_id",
+    "load",
+]

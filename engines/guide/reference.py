@@ -1,0 +1,272 @@
+"""The rules references the guide reads: one Markdown file per game in ``data/``.
+
+File format (see ``data/battleline.md``): TOML front matter between ``+++`` lines, then Markdown.
+
+- ``## Name`` starts a section and ``### Name`` a subsection; both are cited by their name.
+- A ``###`` under one of the front matter's ``card_groups`` is a card entry; under
+  ``ruling_group`` it is a ruling (battlejudge's decision where the rules text is silent).
+- ``## Setup walkthrough`` and ``## First turn walkthrough`` hold numbered steps followed by one
+  paragraph, the follow-up question; they are not searched.
+- Each paragraph or list item is one passage: the unit the guide quotes.
+
+The front matter also gives ``title``, ``setup_section`` and ``turn_section`` (the rules sections
+the walkthroughs come from), ``stopwords``, ``synonyms`` (groups, first member canonical) and
+``card_names`` (section name -> other names, e.g. the other theme's).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any, Literal, TypeAlias
+
+from battlejudge.engines.guide.text import plain
+from battlejudge.solver.errors import InputError
+
+SectionKind: TypeAlias = Literal["rules", "card", "ruling"]
+WalkthroughKind: TypeAlias = Literal["setup", "turn"]
+
+GAMES: tuple[str, ...] = (
+    "battleline",
+    "nine-circles",
+    "battleplan",
+    "lines-of-battle",
+    "force-duel",
+)
+"""Game ids, in the order battlejudge lists them; each has ``data/<id>.md``."""
+
+WALKTHROUGH_HEADINGS: Mapping[WalkthroughKind, str] = {
+    "setup": "Setup walkthrough",
+    "turn": "First turn walkthrough",
+}
+
+_FRONT = re.compile(r"\A\+\+\+\n(.*?)\n\+\+\+\n", re.S)
+_HEADING = re.compile(r"^(#{1,3})\s+(.+?)\s*$")
+_ITEM = re.compile(r"^(?:[-*]|\d+\.)\s+")
+_EMPHASIS = re.compile(r"\*\*|__|`|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
+
+
+class UnknownGameError(InputError):
+    """A game name the guide has no reference for."""
+
+
+@dataclass(frozen=True)
+class Section:
+    """A named part of a reference; ``passages`` are its paragraphs and list items, in order."""
+
+    name: str
+    kind: SectionKind
+    group: str | None
+    passages: tuple[str, ...]
+    names: tuple[str, ...] = ()
+    """For a card: every name it goes by (its own first), under both themes."""
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.passages)
+
+
+@dataclass(frozen=True)
+class Walkthrough:
+    """Numbered steps and the follow-up question the guide asks after them."""
+
+    kind: WalkthroughKind
+    section: str
+    steps: tuple[str, ...]
+    follow_up: str
+
+
+@dataclass(frozen=True, eq=False)
+class Reference:
+    """A game's rules reference, parsed and checked (compared by identity: one per game)."""
+
+    game: str
+    title: str
+    intro: tuple[str, ...]
+    sections: tuple[Section, ...]
+    walkthroughs: Mapping[WalkthroughKind, Walkthrough]
+    synonyms: tuple[tuple[str, ...], ...] = ()
+    stopwords: tuple[str, ...] = ()
+    _by_name: Mapping[str, Section] = field(default_factory=dict, repr=False, compare=False)
+
+    def section(self, name: str) -> Section:
+        """The section called ``name`` (exact heading text); KeyError if there is none."""
+        return self._by_name[name]
+
+    @property
+    def cards(self) -> tuple[Section, ...]:
+        return tuple(s for s in self.sections if s.kind == "card")
+
+    @property
+    def rulings(self) -> tuple[Section, ...]:
+        return tuple(s for s in self.sections if s.kind == "ruling")
+
+
+def game_id(name: str) -> str:
+    """The canonical id for a game name, leniently (``Nine Circles``, ``nine_circles``...).
+
+    Raises UnknownGameError naming the value and the choices.
+    """
+    key = plain(name).replace(" ", "")
+    for game in GAMES:
+        if key == game.replace("-", ""):
+            return game
+    raise UnknownGameError(f"unknown game {name!r} (choose from {', '.join(GAMES)})")
+
+
+@cache
+def load(game: str) -> Reference:
+    """The reference of ``game`` (any spelling :func:`game_id` accepts), from the package data."""
+    gid = game_id(game)
+    source = resources.files("battlejudge.engines.guide").joinpath("data", f"{gid}.md")
+    return parse(source.read_text(encoding="utf-8"), gid)
+
+
+def clean(text: str) -> str:
+    """Markdown inline marks removed, whitespace collapsed: the text as the guide says it."""
+    return " ".join(_EMPHASIS.sub("", text).split())
+
+
+def _blocks(lines: list[str]) -> list[tuple[bool, str]]:
+    """Paragraphs and list items of a section body as (is_list_item, text)."""
+    out: list[tuple[bool, str]] = []
+    current: list[str] = []
+    is_item = False
+
+    def flush() -> None:
+        nonlocal current
+        if current:
+            out.append((is_item, clean(" ".join(current))))
+        current = []
+
+    for raw in lines:
+        line = raw.strip()
+        if not line or line.startswith("<!--"):
+            flush()
+            continue
+        m = _ITEM.match(line)
+        if m:
+            flush()
+            is_item = True
+            current = [line[m.end() :]]
+        else:
+            if not current:
+                is_item = False
+            current.append(line)
+    flush()
+    return out
+
+
+def _str_list(meta: Mapping[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = meta.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{where}: front matter {key!r} must be a list of strings")
+    return tuple(value)
+
+
+def parse(source: str, game: str) -> Reference:
+    """Parse one reference file; ValueError naming the game and the problem if it is malformed."""
+    where = f"guide data for {game!r}"
+    m = _FRONT.match(source)
+    if not m:
+        raise ValueError(f"{where}: missing +++ TOML front matter")
+    meta = tomllib.loads(m.group(1))
+    body = source[m.end() :].splitlines()
+
+    title = str(meta.get("title", game))
+    card_groups = set(_str_list(meta, "card_groups", where))
+    ruling_group = str(meta.get("ruling_group", "Rulings"))
+    raw_names = meta.get("card_names", {})
+    if not isinstance(raw_names, dict):
+        raise ValueError(f"{where}: front matter 'card_names' must be a table")
+    synonyms_raw = meta.get("synonyms", [])
+    if not isinstance(synonyms_raw, list) or not all(
+        isinstance(g, list) and all(isinstance(w, str) for w in g) for g in synonyms_raw
+    ):
+        raise ValueError(f"{where}: front matter 'synonyms' must be a list of lists of strings")
+
+    # Split the body into (level, heading, lines) chunks; level 1 is the intro.
+    chunks: list[tuple[int, str, list[str]]] = [(1, title, [])]
+    for line in body:
+        h = _HEADING.match(line)
+        if h:
+            chunks.append((len(h.group(1)), clean(h.group(2)), []))
+        else:
+            chunks[-1][2].append(line)
+
+    intro: list[str] = []
+    sections: list[Section] = []
+    walkthroughs: dict[WalkthroughKind, Walkthrough] = {}
+    headings_wt = {v: k for k, v in WALKTHROUGH_HEADINGS.items()}
+    group: str | None = None
+    for level, name, lines in chunks:
+        blocks = _blocks(lines)
+        if level == 1:
+            intro.extend(text for _, text in blocks)
+            continue
+        if level == 2:
+            group = name
+            if name in headings_wt:
+                kind = headings_wt[name]
+                steps = tuple(text for item, text in blocks if item)
+                follow = [text for item, text in blocks if not item]
+                if not steps or len(follow) != 1 or not follow[0].endswith("?"):
+                    raise ValueError(f"{where}: {name!r} needs numbered steps, then one question")
+                key = f"{kind}_section"
+                walkthroughs[kind] = Walkthrough(kind, str(meta.get(key, "")), steps, follow[0])
+                continue
+            parent: str | None = None
+            kind_s: SectionKind = "rules"
+        else:
+            parent = group
+            kind_s = (
+                "card" if group in card_groups else "ruling" if group == ruling_group else "rules"
+            )
+        passages = tuple(text for _, text in blocks)
+        if not passages and kind_s != "rules":
+            raise ValueError(f"{where}: section {name!r} is empty")
+        names: tuple[str, ...] = ()
+        if kind_s == "card":
+            extra = raw_names.get(name, [])
+            if not isinstance(extra, list) or not all(isinstance(x, str) for x in extra):
+                raise ValueError(f"{where}: card_names[{name!r}] must be a list of strings")
+            names = (name, *extra)
+        if passages:
+            sections.append(Section(name, kind_s, parent, passages, names))
+
+    by_name: dict[str, Section] = {}
+    for s in sections:
+        if s.name in by_name:
+            raise ValueError(f"{where}: two sections are called {s.name!r}")
+        by_name[s.name] = s
+    unknown = set(raw_names) - {s.name for s in sections if s.kind == "card"}
+    if unknown:
+        raise ValueError(f"{where}: card_names for unknown cards {sorted(unknown)}")
+    for wt in walkthroughs.values():
+        if wt.section not in by_name:
+            raise ValueError(f"{where}: {wt.kind}_section {wt.section!r} is not a section")
+    missing = set(WALKTHROUGH_HEADINGS) - set(walkthroughs)
+    if missing:
+        raise ValueError(f"{where}: missing walkthrough(s) {sorted(missing)}")
+    seen: dict[str, str] = {}
+    for card in (s for s in sections if s.kind == "card"):
+        for n in card.names:
+            key = plain(n)
+            if seen.setdefault(key, card.name) != card.name:
+                raise ValueError(f"{where}: card name {n!r} is used twice")
+
+    card_synonyms = tuple(c.names for c in sections if c.kind == "card")
+    return Reference(
+        game=game,
+        title=title,
+        intro=tuple(intro),
+        sections=tuple(sections),
+        walkthroughs=walkthroughs,
+        synonyms=(*card_synonyms, *(tuple(g) for g in synonyms_raw)),
+        stopwords=_str_list(meta, "stopwords", where),
+        _by_name=by_name,
+    )

@@ -1,0 +1,209 @@
+"""Turning questions and rules text into search terms.
+
+The same pipeline runs over the reference and over a question, so a question matches a passage when
+both reduce to the same terms: lower case, a game's multi-word names (``Mano a Mano!``, ``set up``)
+joined into one term, filler words dropped, Snowball (Porter 2) stemming, then each game's synonyms
+(``stone`` and ``circle`` for ``flag``, ``wild`` for ``leader``) folded onto one term.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+import snowballstemmer  # type: ignore[import-untyped]
+
+_WORD = re.compile(r"[a-z0-9]+")
+_NOT_WORD = re.compile(r"[^a-z0-9]+")
+
+STOPWORDS = frozenset(
+    """
+    a about above actually again all allowed almost also am an and another any anybody anyone
+    anything are aren as at be been being both but by can cannot come comes could did do does
+    doesn doing don done during each either else ever everyone exactly explain far for from get
+    gets getting go goes had happen happened happens has have having he her here him his
+    how i if in into is isn it its itself just know legal let lets like many may me mean means
+    mine more most much must my nearly need needs never no nor not now of off often ok okay on
+    only or other our ours out over own permitted please possible really rule rulebook rulebooks
+    rules s say says several should so some somebody someone something still such t take taken
+    takes taking tell than that the their them then there these they this those to too took
+    under until up us very want was way we were what whatever when where whether which whichever
+    while who whom why will with work works would yet you your yours
+    """.split()
+)
+"""Words that carry no rules content in a question (question words, auxiliaries, filler).
+
+Kept deliberately short: words such as ``before``, ``first``, ``last`` or ``three`` do matter
+in rules questions and stay searchable.
+"""
+
+GENERAL_SYNONYMS: tuple[tuple[str, ...], ...] = (
+    ("win", "wins", "won", "winning", "winner", "winners", "victory", "victorious"),
+    ("lose", "loses", "lost", "losing", "loser", "losers"),
+    ("place", "put", "puts", "lay", "lays", "laid", "position"),
+    ("start", "starts", "begin", "begins", "beginning"),
+    ("end", "ends", "finish", "finishes"),
+    ("setup", "set up", "sets up", "setting up", "prepare", "preparation", "preparing"),
+    ("opponent", "opponents", "enemy", "enemies", "foe", "foes"),
+    ("draw", "draws", "drawing", "drew", "drawn", "refill", "refresh", "replenish"),
+    ("consecutive", "sequence", "sequences"),
+    ("strongest", "highest", "best"),
+    ("weakest", "lowest", "worst"),
+    ("beside", "next to", "alongside", "adjacent to"),
+    ("empty", "run out", "runs out", "ran out", "exhausted", "used up"),
+    ("component", "components", "box", "contents", "equipment"),
+    ("two", "2"),
+    ("three", "3"),
+    ("four", "4"),
+    ("five", "5"),
+    ("six", "6"),
+    ("seven", "7"),
+    ("eight", "8"),
+    ("nine", "9"),
+    ("ten", "10"),
+    ("sixteen", "16"),
+    ("twenty", "20"),
+    ("sixty", "60"),
+    # Irregular forms the stemmer leaves alone.
+    ("deal", "dealt"),
+    ("prove", "proof", "proofs"),
+    ("material", "materials", "made of"),
+    ("choose", "chose", "chosen"),
+    ("hold", "held"),
+    ("keep", "kept"),
+    ("make", "made"),
+    ("give", "gave", "given"),
+    ("steal", "steals", "stole", "stolen"),
+    ("hide", "hid", "hidden"),
+    ("fight", "fought"),
+    ("see", "saw", "seen"),
+    ("show", "shown"),
+    ("spend", "spent"),
+)
+"""Synonyms every game shares; the first entry of a group is the term the others fold onto."""
+
+
+QUESTION_CUES: dict[str, tuple[str, ...]] = {
+    "when": ("turn", "before", "after", "time", "moment", "start", "end"),
+    "who": ("player",),
+    "where": ("beside", "side", "place", "zone", "square", "row"),
+    "many": ("zznumber",),
+    "far": ("square",),
+    "often": ("once", "turn", "time"),
+}
+"""Words that tend to answer a question word; they nudge ranking but never count as coverage.
+
+``zznumber`` is the term every number in the rules text also yields, so "how many" leans
+towards passages that give a count.
+"""
+
+NUMBER_TERM = "zznumber"
+_NUMBER_WORDS = frozenset(
+    "two three four five six seven eight nine ten eleven twelve fifteen sixteen twenty thirty "
+    "sixty hundred".split()
+)
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> object:
+    return snowballstemmer.stemmer("english")
+
+
+def stem(word: str) -> str:
+    """The Snowball English stem of one lower-case word."""
+    result = _stemmer().stemWord(word)  # type: ignore[attr-defined]
+    return str(result)
+
+
+def plain(text: str) -> str:
+    """Lower case, every run of non-alphanumerics a single space (the form names are matched in)."""
+    return _NOT_WORD.sub(" ", text.lower()).strip()
+
+
+class Analyzer:
+    """Maps text to search terms for one game.
+
+    ``synonyms`` are groups of words or phrases; every member of a group becomes the group's first
+    member. A multi-word member is matched as a phrase before words are split, longest first.
+    """
+
+    def __init__(self, synonyms: Iterable[Sequence[str]], stopwords: Iterable[str] = ()) -> None:
+        extra = [plain(w) for w in stopwords]
+        self._stopwords = STOPWORDS | {w for w in extra if " " not in w}
+        # Inflected stopwords go too ("needed", "allows"), but not "ruling": it names sections.
+        self._stop_stems = frozenset(stem(w) for w in self._stopwords) - {stem("rule")}
+        # Multi-word stopwords (a game's own title) are dropped from questions only: in the
+        # rules text "the battle line" is also the row of Flags.
+        stop_phrases = sorted({w for w in extra if " " in w}, key=lambda p: (-len(p), p))
+        self._stop_phrases = (
+            re.compile(r"\b(" + "|".join(re.escape(p) for p in stop_phrases) + r")\b")
+            if stop_phrases
+            else None
+        )
+        phrases: dict[str, str] = {}
+        words: dict[str, str] = {}
+        for group in (*GENERAL_SYNONYMS, *synonyms):
+            if not group:
+                continue
+            canonical = self._term_of(plain(group[0]))
+            for member in group:
+                key = plain(member)
+                if " " in key:
+                    phrases.setdefault(key, canonical)
+                elif key:
+                    words.setdefault(stem(key), canonical)
+        self._words = words
+        self._phrase_terms = phrases
+        ordered = sorted(phrases, key=lambda p: (-len(p), p))
+        self._phrases = (
+            re.compile(r"\b(" + "|".join(re.escape(p) for p in ordered) + r")\b")
+            if ordered
+            else None
+        )
+
+    @staticmethod
+    def _term_of(key: str) -> str:
+        # A phrase folds onto one term made of its words run together, so it cannot collide
+        # with the separate words (``companion cavalry`` is not ``cavalry``).
+        return key.replace(" ", "") if " " in key else stem(key)
+
+    def cues(self, text: str) -> list[str]:
+        """Terms hinted at by the question words of ``text`` (``when``: ``turn``, ``before``...)."""
+        out: list[str] = []
+        for word in _WORD.findall(plain(text)):
+            for cue in QUESTION_CUES.get(word, ()):
+                root = cue if cue == NUMBER_TERM else stem(cue)
+                out.append(self._words.get(root, root))
+        return out
+
+    def terms(self, text: str, question: bool = False) -> list[str]:
+        """The search terms of ``text``, in order, repeats kept (BM25 counts them).
+
+        ``question=True`` also drops the game's multi-word stopwords (its title); otherwise each
+        number also yields :data:`NUMBER_TERM`.
+        """
+        s = plain(text)
+        if question and self._stop_phrases is not None:
+            s = self._stop_phrases.sub(" ", s)
+        marks: dict[str, str] = {}
+        if self._phrases is not None:
+
+            def mark(m: re.Match[str]) -> str:
+                token = f"zzphrase{len(marks)}"
+                marks[token] = self._phrase_terms[m.group(1)]
+                return f" {token} "
+
+            s = self._phrases.sub(mark, s)
+        out: list[str] = []
+        for word in _WORD.findall(s):
+            if word in marks:
+                out.append(marks[word])
+                continue
+            if not question and (word.isdigit() or word in _NUMBER_WORDS):
+                out.append(NUMBER_TERM)
+            root = stem(word)
+            if word in self._stopwords or root in self._stop_stems:
+                continue
+            out.append(self._words.get(root, root))
+        return out
