@@ -76,7 +76,17 @@ def _print_claim(p: bl.ProvedClaim, verified: bool, certificate: str | None) -> 
 
 
 @click.command()
-@click.option("--mine", required=True, help="The claimant's cards at the flag, e.g. 'R4 R5 R3'.")
+@click.argument("position", required=False, type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--flag", type=click.IntRange(1, 9), default=None, help="With POSITION: the flag claimed (1-9)."
+)
+@click.option(
+    "--player",
+    type=click.Choice(["north", "south"]),
+    default=None,
+    help="With POSITION: the claimant.",
+)
+@click.option("--mine", default=None, help="The claimant's cards at the flag, e.g. 'R4 R5 R3'.")
 @click.option("--theirs", default="", help="The opponent's cards at the flag.")
 @click.option("--seen", default="", help="Every other face-up troop (other flags, discards).")
 @click.option("--mud", is_flag=True, help="Mud lies at this flag: formations of four.")
@@ -102,7 +112,10 @@ def _print_claim(p: bl.ProvedClaim, verified: bool, certificate: str | None) -> 
     help="Give up after this many solver conflicts (exit 3, no verdict).",
 )
 def claim(
-    mine: str,
+    position: str | None,
+    flag: int | None,
+    player: str | None,
+    mine: str | None,
     theirs: str,
     seen: str,
     mud: bool,
@@ -114,9 +127,39 @@ def claim(
 ) -> None:
     """Decide whether a flag can be claimed, with a checked proof or a beating completion.
 
+    Either give the flag's cards (--mine, --theirs, --seen, ...) or a POSITION.json with
+    --flag N --player north|south: the question is then derived from the table.
     Exit 0 valid, 1 invalid, 2 bad input, 3 undecided.
     """
-    q = bl.ClaimQuestion(mine, theirs, seen, mud=mud, fog=fog, completed_first=completed_first)
+    if position is not None:
+        flag_options = {
+            "--mine": mine,
+            "--theirs": theirs,
+            "--seen": seen,
+            "--mud": mud,
+            "--fog": fog,
+            "--completed-first": completed_first,
+        }
+        given = [name for name, value in flag_options.items() if value]
+        if given:
+            raise click.UsageError(f"{given[0]} does not go with a POSITION file")
+        if flag is None or player is None:
+            raise click.UsageError("a POSITION needs --flag N and --player north|south")
+        from battlejudge.engines.battleline.position import read_state
+
+        state = read_state(position)
+        f = state.flags[flag - 1]
+        if f.claimed_by >= 0:
+            raise ValueError(
+                f"flag {flag} is already claimed by {('north', 'south')[f.claimed_by]}"
+            )
+        q = state.claim_question(flag - 1, ("north", "south").index(player))
+    else:
+        if mine is None:
+            raise click.UsageError("give --mine CARDS, or a POSITION with --flag and --player")
+        if flag is not None or player is not None:
+            raise click.UsageError("--flag and --player go with a POSITION file")
+        q = bl.ClaimQuestion(mine, theirs, seen, mud=mud, fog=fog, completed_first=completed_first)
     start = time.perf_counter()
     p = bl.prove(q, conflict_limit=conflict_limit)
     micros = round((time.perf_counter() - start) * 1e6)

@@ -18,9 +18,10 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from battlejudge.cli import bench, claims, demo, guide
+    from battlejudge.cli import battleline, bench, claims, demo, guide
 
-    for command in (*claims.COMMANDS, *demo.COMMANDS, *bench.COMMANDS, *guide.COMMANDS):
+    groups = (claims, battleline, demo, bench, guide)
+    for command in (c for g in groups for c in g.COMMANDS):
         cli.add_command(command)
 
 

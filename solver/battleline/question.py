@@ -78,7 +78,7 @@ class ClaimQuestion:
         _validate(m, t, s, mud, completed_first)
         object.__setattr__(self, "mine", m)
         object.__setattr__(self, "theirs", t)
-        object.__setattr__(self, "seen", tuple(sorted(s)))
+        object.__setattr__(self, "seen", tuple(sorted(s, key=_code)))
         object.__setattr__(self, "mud", mud)
         object.__setattr__(self, "fog", fog)
         object.__setattr__(self, "completed_first", completed_first)
@@ -226,3 +226,7 @@ def _validate(
 def all_cards(q: ClaimQuestion) -> Iterable[Card]:
     """Every card the question names."""
     return (*q.mine, *q.theirs, *q.seen)
+
+
+def _code(card: Card) -> int:
+    return card.code

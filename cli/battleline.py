@@ -1,0 +1,118 @@
+"""Battle Line game commands: ``replay``, ``show``, ``schema``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+
+from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json
+from battlejudge.engines.battleline import position as positions
+from battlejudge.engines.battleline.record import GameRecord
+from battlejudge.engines.battleline.record import replay as replay_record
+from battlejudge.engines.battleline.render import render
+from battlejudge.engines.battleline.state import PLAYERS, BattleLineState
+from battlejudge.proofs.battleline.certificate import CertificateFile
+
+
+def read_record(path: str) -> GameRecord:
+    return GameRecord.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def is_record(path: str) -> bool:
+    if path.endswith(".blg"):
+        return True
+    head = Path(path).read_text(encoding="utf-8").lstrip()[:1]
+    return head in ("[", "#") or head.isdigit()
+
+
+@click.command()
+@click.argument("record", type=click.Path(exists=True, dir_okay=False))
+@click.option("--json", "as_json", is_flag=True)
+def replay(record: str, as_json: bool) -> None:
+    """Replay a game RECORD (.blg), re-adjudicating every claim with a fresh proof.
+
+    Exit 0 if the record is sound, 1 at the first illegal move or unjustified claim
+    (named with its turn and line), 2 if it cannot be parsed.
+    """
+    rec = read_record(record)
+    report = replay_record(rec)
+    state = report.state
+    result = {0: "north", 1: "south", 2: "draw"}.get(state.winner) if state.is_terminal() else None
+    problem = report.problem
+    if as_json:
+        emit_json(
+            {
+                "sound": report.sound,
+                "turns": len(rec.turns),
+                "claims": report.claims,
+                "result": result,
+                "problem": None
+                if problem is None
+                else {
+                    "turn": problem.turn,
+                    "line": problem.line,
+                    "kind": problem.kind,
+                    "detail": problem.detail,
+                },
+            }
+        )
+    elif problem is None:
+        click.secho(
+            f"SOUND: {len(rec.turns)} turns replayed, {report.claims} claims re-proved "
+            f"and verified; result {result or 'unfinished'}.",
+            fg="green",
+        )
+    else:
+        kind = problem.kind.replace("-", " ")
+        click.secho(
+            f"UNSOUND at turn {problem.turn} (line {problem.line}): {kind}: {problem.detail}",
+            fg="red",
+        )
+    raise click.exceptions.Exit(EXIT_OK if report.sound else EXIT_NO)
+
+
+@click.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--turn",
+    type=click.IntRange(min=1),
+    default=None,
+    help="For a record: the table at the start of this turn.",
+)
+@click.option(
+    "--player", type=click.Choice(PLAYERS), default=None, help="Show only what this player may see."
+)
+def show(file: str, turn: int | None, player: str | None) -> None:
+    """Draw the table of a POSITION.json or of a GAME record (at ``--turn N``)."""
+    state: BattleLineState
+    if is_record(file):
+        report = replay_record(read_record(file), upto_turn=turn)
+        state = report.state
+        if report.problem is not None:
+            click.secho(
+                f"(the record stops being sound at turn {report.problem.turn}: "
+                f"{report.problem.detail})",
+                fg="red",
+                err=True,
+            )
+    else:
+        if turn is not None:
+            raise click.UsageError("--turn goes with a game record, not a position")
+        state = positions.read_state(file)
+    viewer = None if player is None else PLAYERS.index(player)
+    Console(highlight=False).print(render(state, viewer))
+
+
+@click.command()
+@click.argument("what", type=click.Choice(["position", "certificate"]))
+def schema(what: str) -> None:
+    """Print the JSON Schema of position files or certificate files."""
+    model: Any = positions.PositionFile if what == "position" else CertificateFile
+    click.echo(json.dumps(model.model_json_schema(), indent=2))
+
+
+COMMANDS: tuple[click.Command, ...] = (replay, show, schema)

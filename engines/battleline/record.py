@@ -1,0 +1,335 @@
+"""Game records (``.blg``): a plain-text, line-oriented notation in the spirit of PGN.
+
+Header tags in brackets, then one line per turn::
+
+    [Event "Casual game"]
+    [Date "2026.11.21"]
+    [North "random"]
+    [South "heuristic"]
+    [Seed "7"]
+    [Rules "claim_timing=standard environment_removable=true"]
+    [Theme "battleline"]
+    [First "north"]
+    [DealNorth "R1 O5 Y7 G2 B9 P3 R10"]
+    [DealSouth "..."]
+    [Result "north"]
+
+    1. N: R7@3 | draw troop G5
+    2. S: fog@5 | claim 2 | draw tactics redeploy
+
+A turn line holds the turn number, the player to move (N or S) and that turn's actions
+separated by ``|``: ``CARD@FLAG`` plays a troop or a morale or environment tactic;
+``scout``; ``redeploy CARD@FROM>TO`` (``>discard`` to discard); ``deserter CARD@FLAG``;
+``traitor CARD@FROM>TO``; ``pass``; ``claim FLAG``; ``return CARD`` (Scout);
+``discard CARD@FLAG`` (a side left with four cards after Mud leaves; its owner chooses);
+``draw troop|tactics CARD`` (the card drawn). Flags are numbered 1-9. A claim written
+before the turn's play is made at the start of the turn. Printing then parsing gives the
+same text; the deal and every drawn card are in the record, so a game replays exactly.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from battlejudge.engines.battleline.actions import (
+    CARD,
+    CLAIM,
+    DECK_NAMES,
+    DRAW,
+    END_CLAIMS,
+    Action,
+)
+from battlejudge.engines.battleline.cards import Naming, card_name, check_theme, parse_card
+from battlejudge.engines.battleline.config import RulesConfig
+from battlejudge.engines.battleline.state import (
+    CLAIM_END,
+    CLAIM_START,
+    DEAL,
+    DRAW_CARD,
+    NORTH,
+    PLAYERS,
+    SOUTH,
+    BattleLineState,
+)
+from battlejudge.engines.game import CHANCE, IllegalActionError
+from battlejudge.solver import battleline as bl
+from battlejudge.solver.errors import InputError
+
+TAG_ORDER = (
+    "Event",
+    "Site",
+    "Date",
+    "North",
+    "South",
+    "Seed",
+    "Rules",
+    "Theme",
+    "First",
+    "DealNorth",
+    "DealSouth",
+    "Result",
+)
+_TAG_RE = re.compile(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$')
+_TURN_RE = re.compile(r"^(\d+)\.\s+([NS]):\s*(.*)$")
+
+
+class RecordError(InputError):
+    """A record that cannot be parsed; the message names the line."""
+
+
+@dataclass
+class Turn:
+    number: int
+    player: int
+    tokens: list[str]
+    line_number: int = field(default=0, compare=False)
+    """Where the turn stood in the file it was read from (for error messages)."""
+
+    def line(self) -> str:
+        return f"{self.number}. {'NS'[self.player]}: {' | '.join(self.tokens)}"
+
+
+@dataclass
+class GameRecord:
+    tags: dict[str, str] = field(default_factory=dict)
+    turns: list[Turn] = field(default_factory=list)
+
+    # -- text ------------------------------------------------------------------------
+    def dumps(self) -> str:
+        order = [t for t in TAG_ORDER if t in self.tags]
+        order += sorted(t for t in self.tags if t not in TAG_ORDER)
+        lines = [f'[{t} "{_escape(self.tags[t])}"]' for t in order]
+        lines.append("")
+        lines += [turn.line() for turn in self.turns]
+        return "\n".join(lines) + "\n"
+
+    @classmethod
+    def loads(cls, text: str) -> GameRecord:
+        """Parse a record; a malformed line raises :class:`RecordError` naming it."""
+        rec = cls()
+        for number, raw in enumerate(text.splitlines(), start=1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            m = _TAG_RE.match(line)
+            if m:
+                if rec.turns:
+                    raise RecordError(f"line {number}: tag after the first turn: {line!r}")
+                rec.tags[m.group(1)] = _unescape(m.group(2))
+                continue
+            m = _TURN_RE.match(line)
+            if not m:
+                raise RecordError(f'line {number}: neither a [Tag "value"] nor a turn: {line!r}')
+            tokens = [t.strip() for t in m.group(3).split("|")] if m.group(3).strip() else []
+            if any(not t for t in tokens):
+                raise RecordError(f"line {number}: empty action between '|'")
+            rec.turns.append(Turn(int(m.group(1)), "NS".index(m.group(2)), tokens, number))
+        return rec
+
+    # -- setup -----------------------------------------------------------------------
+    def config(self) -> RulesConfig:
+        theme = check_theme(self.tags.get("Theme", "battleline"))
+        return RulesConfig.parse(self.tags.get("Rules", ""), theme)
+
+    def first(self) -> int:
+        first = self.tags.get("First", "north").lower()
+        if first not in PLAYERS:
+            raise RecordError(f"First tag must be north or south, got {first!r}")
+        return PLAYERS.index(first)
+
+    def deal(self) -> tuple[list[int], list[int]]:
+        hands = []
+        for tag in ("DealNorth", "DealSouth"):
+            if tag not in self.tags:
+                raise RecordError(f'missing [{tag} "..."]: the deal is needed to replay')
+            cards = [parse_card(c, tag) for c in self.tags[tag].split()]
+            if len(cards) != 7 or any(c >= 60 for c in cards):
+                raise RecordError(f"{tag} must list 7 troops, got {self.tags[tag]!r}")
+            hands.append(cards)
+        return hands[0], hands[1]
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def record_from_state(state: BattleLineState, tags: dict[str, str] | None = None) -> GameRecord:
+    """The record of a game from its action history (deal, plays, claims, draws)."""
+    naming = state.naming
+    rec = GameRecord(dict(tags or {}))
+    rec.tags.setdefault("Rules", state.config.notation())
+    rec.tags.setdefault("Theme", state.config.theme)
+    rec.tags.setdefault("First", PLAYERS[state.first])
+    replay = BattleLineState(state.config, state.first)
+    deal: tuple[list[str], list[str]] = ([], [])
+    turn: Turn | None = None
+    pending_draw: str | None = None
+    for a in state.history:
+        if replay.phase == DEAL:
+            who = len(deal[0]) + len(deal[1]) < 7
+            deal[state.first if who else 1 - state.first].append(naming.card(a.card))
+            replay.apply_action_unchecked(a)
+            continue
+        mover = replay.to_move
+        if turn is None or turn.number != replay.turn:
+            turn = Turn(replay.turn, mover, [])
+            rec.turns.append(turn)
+        if a.kind == CARD:
+            assert pending_draw is not None
+            turn.tokens.append(f"{pending_draw} {naming.card(a.card)}")
+            pending_draw = None
+        elif a.kind == DRAW:
+            pending_draw = f"draw {DECK_NAMES[a.deck]}"
+        elif a.kind != END_CLAIMS:
+            turn.tokens.append(a.notation(naming))
+        replay.apply_action_unchecked(a)
+        if a.kind == DRAW and replay.current_player() != CHANCE:
+            # A known card (put back by a Scout) was drawn without a chance node.
+            turn.tokens.append(f"{pending_draw} {naming.card(replay.last_drawn)}")
+            pending_draw = None
+    rec.tags["DealNorth"] = " ".join(deal[NORTH])
+    rec.tags["DealSouth"] = " ".join(deal[SOUTH])
+    if state.is_terminal():
+        rec.tags["Result"] = {0: "north", 1: "south"}.get(state.winner, "draw")
+    else:
+        rec.tags.setdefault("Result", "*")
+    return rec
+
+
+@dataclass
+class ReplayProblem:
+    turn: int
+    line: int
+    kind: str  # "illegal" | "unjustified-claim" | "mismatch"
+    detail: str
+
+
+@dataclass
+class ReplayReport:
+    state: BattleLineState
+    claims: int
+    problem: ReplayProblem | None
+
+    @property
+    def sound(self) -> bool:
+        return self.problem is None
+
+
+def replay(rec: GameRecord, *, upto_turn: int | None = None) -> ReplayReport:
+    """Replay a record, re-adjudicating every claim with a fresh, verified proof.
+
+    Stops at the first illegal move or unjustified claim and reports it with its turn.
+    ``upto_turn`` stops before that turn (for showing a position).
+    """
+    state = BattleLineState(rec.config(), rec.first())
+    north, south = rec.deal()
+    order = (north, south) if state.first == NORTH else (south, north)
+    for dealt in [*order[0], *order[1]]:
+        action = Action(CARD, card=dealt)
+        if action not in state.legal_actions():
+            raise RecordError(f"the deal gives {card_name(dealt)} twice")
+        state.apply_action_unchecked(action)
+    for turn in rec.turns:
+        line = turn.line_number
+        if upto_turn is not None and turn.number >= upto_turn:
+            break
+
+        def problem(kind: str, detail: str, turn: Turn = turn, line: int = line) -> ReplayReport:
+            return ReplayReport(
+                state, len(state.claims), ReplayProblem(turn.number, line, kind, detail)
+            )
+
+        if state.is_terminal():
+            return problem("illegal", "the game is already over")
+        if turn.number != state.turn or turn.player != state.to_move:
+            return problem(
+                "mismatch",
+                f"expected turn {state.turn} for {PLAYERS[state.to_move]}, "
+                f"the record has turn {turn.number} for {PLAYERS[turn.player]}",
+            )
+        for token in turn.tokens:
+            try:
+                actions, card = _token_actions(token)
+            except InputError as e:
+                raise RecordError(f"line {line}: {e}") from None
+            for action in actions:
+                is_claim = action.kind == CLAIM
+                if is_claim and action not in state.legal_actions():
+                    return _refused_claim(state, action, token, problem)
+                if not is_claim and state.phase in (CLAIM_START, CLAIM_END):
+                    state.apply_action(Action(END_CLAIMS))
+                try:
+                    state.apply_action(action)
+                except IllegalActionError as e:
+                    return problem("illegal", f"{token}: {e}")
+                if is_claim:
+                    bl.verify(state.claims[-1].proof)  # the fresh proof checks
+            if card is not None:
+                try:
+                    got = _receive(state, card)
+                except IllegalActionError as e:
+                    return problem("illegal", f"{token}: {e}")
+                if got != card:
+                    return problem(
+                        "mismatch",
+                        f"{token}: the card on top is {card_name(got)}, not {card_name(card)}",
+                    )
+        # Claims not made are implied: close the claim window the line ends in.
+        while (
+            state.turn == turn.number
+            and state.phase in (CLAIM_START, CLAIM_END)
+            and not state.is_terminal()
+        ):
+            state.apply_action(Action(END_CLAIMS))
+    return ReplayReport(state, len(state.claims), None)
+
+
+def _refused_claim(
+    state: BattleLineState, action: Action, token: str, problem: Any
+) -> ReplayReport:
+    """A claim the state does not offer: unjustified (the solver refutes it, with the
+    witness) when the claim window is open and the side complete; illegal otherwise."""
+    flag = state.flags[action.flag] if 0 <= action.flag < len(state.flags) else None
+    if not state.claim_window_open():
+        report: ReplayReport = problem(
+            "illegal", f"{token}: claims are not allowed at this point of the turn"
+        )
+        return report
+    try:
+        proof = state.judge_claim(action.flag, state.to_move) if flag is not None else None
+    except IllegalActionError as e:
+        report = problem("illegal", f"{token}: {e}")
+        return report
+    if proof is None or proof.witness is None:
+        report = problem("illegal", f"{token}: not a legal claim here")
+        return report
+    report = problem("unjustified-claim", f"{token}: {proof.explanation[0]}")
+    return report
+
+
+def _token_actions(token: str) -> tuple[list[Action], int | None]:
+    """The actions of one token, and the card a draw token says was received."""
+    m = re.fullmatch(r"draw\s+(troop|tactics)\s+(\S+)", token.strip(), re.IGNORECASE)
+    if m:
+        return [Action(DRAW, deck=DECK_NAMES.index(m.group(1).lower()))], parse_card(m.group(2))
+    return [Action.parse(token)], None
+
+
+def _receive(state: BattleLineState, card: int) -> int:
+    """After a draw: resolve the chance node with ``card``, or read the known card drawn."""
+    if state.phase == DRAW_CARD:
+        action = Action(CARD, card=card)
+        if action not in state.legal_actions():
+            raise IllegalActionError(f"{card_name(card)} is not in that deck")
+        state.apply_action_unchecked(action)
+    return state.last_drawn
+
+
+def naming_for(rec: GameRecord) -> Naming:
+    return Naming(rec.config().theme)

@@ -1,0 +1,735 @@
+"""The Battle Line game: setup, turns, the nine flags, all ten tactics, claims, game end.
+
+Rules: the GMT rulebook (seed 000) with shared/RULINGS.md, rulings 1-16. A claim is
+legal only if the solver proves it; the engine keeps the certificate of every claim it
+allows and answers a refused claim with the solver's witness.
+
+Turn shape (each step a decision of the player to move unless it says otherwise):
+claims at the start of the turn; play one card, or pass when no troop can be played
+(RULINGS.md 12); for Scout, draw up to three then return two (RULINGS.md 13); after Mud
+leaves a flag, each owner of a four-card side discards one (RULINGS.md 10, the owner
+decides even when it is not his turn); claims (standard timing only, RULINGS.md 14);
+draw one card from a deck of the player's choice while the hand holds fewer than seven
+(a chance node picks the card unless a Scout put a known card on top).
+
+House rule (the rules are silent): if two turns in a row pass with no card played, no
+flag claimed and no card drawn, the game ends; the player holding more flags wins, and
+equal flags are a draw.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Literal
+
+from battlejudge.engines.battleline.actions import (
+    CARD,
+    CLAIM,
+    DESERTER,
+    DISCARD,
+    DISCARD_PILE,
+    DRAW,
+    END_CLAIMS,
+    PASS,
+    PLAY,
+    REDEPLOY,
+    RETURN,
+    SCOUT,
+    TACTICS_DECK,
+    TRAITOR,
+    TROOP_DECK,
+    Action,
+)
+from battlejudge.engines.battleline.cards import (
+    ALL_CARDS,
+    ENVIRONMENT,
+    FOG,
+    LEADERS,
+    MORALE,
+    MUD,
+    TACTIC_CARDS,
+    TROOPS,
+    CardCode,
+    Naming,
+)
+from battlejudge.engines.battleline.cards import (
+    DESERTER as DESERTER_CARD,
+)
+from battlejudge.engines.battleline.cards import (
+    REDEPLOY as REDEPLOY_CARD,
+)
+from battlejudge.engines.battleline.cards import (
+    SCOUT as SCOUT_CARD,
+)
+from battlejudge.engines.battleline.cards import (
+    TRAITOR as TRAITOR_CARD,
+)
+from battlejudge.engines.battleline.config import RulesConfig
+from battlejudge.engines.game import CHANCE, TERMINAL, GameFacts, GameState, IllegalActionError
+from battlejudge.solver import battleline as bl
+
+NORTH, SOUTH = 0, 1
+PLAYERS: tuple[Literal["north"], Literal["south"]] = ("north", "south")
+HAND_SIZE = 7
+FLAGS = 9
+DRAW_GAME = 2
+"""``winner`` of a game ended by the stalemate house rule with equal flags."""
+
+# Phases
+DEAL, CLAIM_START, PLAY_PHASE, SCOUT_DRAW, SCOUT_RETURN, MUD_DISCARD = range(6)
+CLAIM_END, DRAW_PHASE, DRAW_CARD, OVER = range(6, 10)
+PHASE_NAMES = (
+    "deal",
+    "claim-start",
+    "play",
+    "scout-draw",
+    "scout-return",
+    "mud-discard",
+    "claim",
+    "draw",
+    "draw-card",
+    "over",
+)
+
+FACTS = GameFacts(
+    name="battleline", players=2, chance=True, hidden_information=True, max_length=6000
+)
+
+
+@dataclass
+class Placed:
+    """A card at a flag: formation cards carry the turn they were placed (RULINGS.md 7);
+    environment cards carry their owner."""
+
+    card: CardCode
+    turn: int
+    owner: int = -1
+
+
+@dataclass
+class Flag:
+    sides: tuple[list[Placed], list[Placed]] = field(default_factory=lambda: ([], []))
+    environment: list[Placed] = field(default_factory=list)
+    claimed_by: int = -1
+
+    def has(self, env: CardCode) -> bool:
+        return any(p.card == env for p in self.environment)
+
+    @property
+    def size(self) -> int:
+        """Cards a complete formation needs here: 3, or 4 with Mud (RULINGS.md 8)."""
+        return 4 if self.has(MUD) else 3
+
+    def open_slot(self, player: int) -> bool:
+        return self.claimed_by < 0 and len(self.sides[player]) < self.size
+
+    def completed_at(self, player: int) -> int | None:
+        """The turn the side completed: the latest placement among its cards."""
+        side = self.sides[player]
+        return max(p.turn for p in side) if len(side) == self.size else None
+
+
+@dataclass
+class ClaimRecord:
+    """A claim decided by the engine, with its certified answer."""
+
+    turn: int
+    player: int
+    flag: int
+    proof: bl.ProvedClaim
+
+
+class BattleLineState(GameState[Action]):
+    """A Battle Line game in progress. Create with :func:`new_game`."""
+
+    facts = FACTS
+
+    def __init__(self, config: RulesConfig | None = None, first: int = NORTH) -> None:
+        self.config = config or RulesConfig()
+        self.first = first
+        self.hands: tuple[list[CardCode], list[CardCode]] = ([], [])
+        # Decks: cards in unknown order, plus a stack of known cards on top (last = top),
+        # each with the player who knows it (Scout returns).
+        self.unknown: tuple[list[CardCode], list[CardCode]] = (list(TROOPS), list(TACTIC_CARDS))
+        self.known_top: tuple[list[tuple[CardCode, int]], list[tuple[CardCode, int]]] = ([], [])
+        self.flags = [Flag() for _ in range(FLAGS)]
+        self.discards: tuple[list[CardCode], list[CardCode]] = ([], [])
+        self.tactics_played = [0, 0]
+        self.leader_played = [False, False]
+        self.turn = 0
+        self.to_move = first
+        self.phase = DEAL
+        self.scout_draws = 0
+        self.scout_returns = 0
+        self.drawing = -1  # the deck a pending chance draw comes from
+        self.after_scout_draw = False
+        self.mud_queue: list[tuple[int, int]] = []  # (owner, flag) still to discard
+        self.progress = False
+        self.idle_turns = 0
+        self.winner = -1
+        self.claims: list[ClaimRecord] = []
+        self.history: list[Action] = []
+        self.last_drawn = -1  # the card the latest draw gave (records print it)
+        self._table_version = 0  # bumped by every action that changes the table
+        self._claimable: dict[tuple[int, int], tuple[int, bool]] = {}
+        self._legal: list[Action] | None = None
+
+    # -- basic facts -----------------------------------------------------------------
+    @property
+    def naming(self) -> Naming:
+        return Naming(self.config.theme)
+
+    def current_player(self) -> int:
+        if self.phase == OVER:
+            return TERMINAL
+        if self.phase in (DEAL, DRAW_CARD):
+            return CHANCE
+        if self.phase == MUD_DISCARD:
+            return self.mud_queue[0][0]
+        return self.to_move
+
+    def deck_size(self, deck: int) -> int:
+        return len(self.unknown[deck]) + len(self.known_top[deck])
+
+    def flags_held(self, player: int) -> list[int]:
+        return [i for i, f in enumerate(self.flags) if f.claimed_by == player]
+
+    def can_play_tactic(self, player: int) -> bool:
+        """RULINGS.md 11: never more than one tactic ahead of the opponent."""
+        return self.tactics_played[player] <= self.tactics_played[1 - player]
+
+    def troop_playable(self, player: int) -> bool:
+        """RULINGS.md 12: may the player play a troop (a troop in hand and an open slot)?"""
+        has_troop = any(c < 60 for c in self.hands[player])
+        return has_troop and any(f.open_slot(player) for f in self.flags)
+
+    # -- claims ----------------------------------------------------------------------
+    def claim_question(self, flag: int, player: int) -> bl.ClaimQuestion:
+        """The flag question from the table: the claimant's and opponent's cards at the
+        flag, every other face-up troop as seen, the environment, who completed first."""
+        f = self.flags[flag]
+        mine = [bl.Card(p.card) for p in f.sides[player]]
+        theirs = [bl.Card(p.card) for p in f.sides[1 - player]]
+        seen = [
+            bl.Card(p.card)
+            for i, other in enumerate(self.flags)
+            if i != flag
+            for side in other.sides
+            for p in side
+            if p.card < 60
+        ]
+        seen += [bl.Card(c) for pile in self.discards for c in pile if c < 60]
+        a, b = f.completed_at(player), f.completed_at(1 - player)
+        first = None if a is None or b is None else ("mine" if a < b else "theirs")
+        return bl.ClaimQuestion(
+            mine, theirs, seen, mud=f.has(MUD), fog=f.has(FOG), completed_first=first
+        )
+
+    def claim_window_open(self) -> bool:
+        """May the player to move claim now (RULINGS.md 14)? At the start of his turn
+        (an empty window is skipped, so also while he has yet to play), and under the
+        standard timing after playing, before drawing."""
+        if self.phase in (CLAIM_START, PLAY_PHASE):
+            return True
+        return self.config.claim_timing == "standard" and self.phase in (CLAIM_END, DRAW_PHASE)
+
+    def claimable(self, flag: int, player: int) -> bool:
+        """Does the solver prove this claim? Cached until the table changes."""
+        f = self.flags[flag]
+        if f.claimed_by >= 0 or len(f.sides[player]) != f.size:
+            return False
+        hit = self._claimable.get((flag, player))
+        if hit is not None and hit[0] == self._table_version:
+            return hit[1]
+        valid = bl.decide(self.claim_question(flag, player)).valid is True
+        self._claimable[(flag, player)] = (self._table_version, valid)
+        return valid
+
+    def judge_claim(self, flag: int, player: int) -> bl.ProvedClaim:
+        """The certified answer to a claim: a proof, or the witness that beats it."""
+        f = self.flags[flag]
+        if f.claimed_by >= 0:
+            raise IllegalActionError(f"{self.naming.flag} {flag + 1} is already claimed")
+        if len(f.sides[player]) != f.size:
+            raise IllegalActionError(
+                f"{PLAYERS[player]} has {len(f.sides[player])} of {f.size} cards at "
+                f"{self.naming.flag} {flag + 1}: a claim needs a complete formation"
+            )
+        return bl.prove(self.claim_question(flag, player))
+
+    # -- legal actions ---------------------------------------------------------------
+    def legal_actions(self) -> list[Action]:
+        if self._legal is None:
+            self._legal = sorted(self._generate())
+        return list(self._legal)
+
+    def _claims(self, player: int) -> list[Action]:
+        return [Action(CLAIM, flag=i) for i in range(FLAGS) if self.claimable(i, player)]
+
+    def _generate(self) -> list[Action]:
+        p = self.current_player()
+        if self.phase == OVER:
+            return []
+        if p == CHANCE:
+            return [a for a, _ in self.chance_outcomes()]
+        if self.phase in (CLAIM_START, CLAIM_END):
+            return [*self._claims(p), Action(END_CLAIMS)]
+        if self.phase == PLAY_PHASE:
+            return self._plays(p)
+        if self.phase in (SCOUT_DRAW, DRAW_PHASE):
+            return [Action(DRAW, deck=d) for d in (TROOP_DECK, TACTICS_DECK) if self.deck_size(d)]
+        if self.phase == SCOUT_RETURN:
+            return [Action(RETURN, card=c) for c in sorted(set(self.hands[p]))]
+        owner, flag = self.mud_queue[0]
+        return [Action(DISCARD, card=pl.card, source=flag) for pl in self.flags[flag].sides[owner]]
+
+    def _plays(self, p: int) -> list[Action]:
+        out: list[Action] = []
+        opp = 1 - p
+        open_flags = [i for i, f in enumerate(self.flags) if f.open_slot(p)]
+        live = [i for i, f in enumerate(self.flags) if f.claimed_by < 0]
+        tactic_ok = self.can_play_tactic(p)
+        removable = self.config.environment_removable
+        for c in sorted(set(self.hands[p])):
+            if c < 60:
+                out += [Action(PLAY, card=c, flag=i) for i in open_flags]
+                continue
+            if not tactic_ok:
+                continue
+            if c in MORALE:
+                if c in LEADERS and self.leader_played[p]:
+                    continue  # RULINGS.md 3: a second Leader stays in hand
+                out += [Action(PLAY, card=c, flag=i) for i in open_flags]
+            elif c in ENVIRONMENT:
+                out += [Action(PLAY, card=c, flag=i) for i in live]
+            elif c == SCOUT_CARD:
+                out.append(Action(SCOUT, card=SCOUT_CARD))
+            elif c == REDEPLOY_CARD:
+                for i in live:
+                    f = self.flags[i]
+                    for pl in f.sides[p]:
+                        dests = [j for j in open_flags if j != i] + [DISCARD_PILE]
+                        out += [Action(REDEPLOY, card=pl.card, source=i, flag=j) for j in dests]
+                    for env in f.environment:
+                        if removable and env.owner == p:
+                            dests = [j for j in live if j != i] + [DISCARD_PILE]
+                            out += [
+                                Action(REDEPLOY, card=env.card, source=i, flag=j) for j in dests
+                            ]
+            elif c == DESERTER_CARD:
+                for i in live:
+                    f = self.flags[i]
+                    out += [Action(DESERTER, card=pl.card, source=i) for pl in f.sides[opp]]
+                    if removable:
+                        out += [
+                            Action(DESERTER, card=e.card, source=i)
+                            for e in f.environment
+                            if e.owner == opp
+                        ]
+            elif c == TRAITOR_CARD:
+                for i in live:
+                    for pl in self.flags[i].sides[opp]:
+                        if pl.card < 60:
+                            out += [
+                                Action(TRAITOR, card=pl.card, source=i, flag=j) for j in open_flags
+                            ]
+        if not self.troop_playable(p):
+            out.append(Action(PASS))
+        return out
+
+    def why_illegal(self, action: Action) -> str:
+        if self.phase == OVER:
+            return "the game is over"
+        if action.kind == CLAIM and self.claim_window_open():
+            if not 0 <= action.flag < FLAGS:
+                return f"there is no {self.naming.flag} {action.flag + 1}"
+            try:
+                proof = self.judge_claim(action.flag, self.to_move)
+            except IllegalActionError as e:
+                return str(e)
+            if proof.witness is not None:
+                return (
+                    f"{PLAYERS[self.to_move]} cannot claim {self.naming.flag} "
+                    f"{action.flag + 1}: {proof.explanation[0]}"
+                )
+        phase = PHASE_NAMES[self.phase]
+        who = self.current_player()
+        whose = "chance" if who == CHANCE else PLAYERS[who]
+        return f"{action.notation(self.naming)} is not legal now ({phase}, {whose} to act)"
+
+    # -- chance ----------------------------------------------------------------------
+    def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
+        if self.phase == DEAL:
+            pool = self.unknown[TROOP_DECK]
+        elif self.phase == DRAW_CARD:
+            pool = self.unknown[self.drawing]
+        else:
+            return []
+        share = Fraction(1, len(pool))
+        return [(Action(CARD, card=c), share) for c in sorted(pool)]
+
+    # -- applying ----------------------------------------------------------------------
+    def apply_action_unchecked(self, action: Action) -> None:
+        self._legal = None
+        self.history.append(action)
+        if action.kind not in (CARD, DRAW, END_CLAIMS, RETURN):
+            self._table_version += 1
+        p = self.current_player()
+        k = action.kind
+        if self.phase == DEAL:
+            self.unknown[TROOP_DECK].remove(action.card)
+            dealt = len(self.hands[0]) + len(self.hands[1])
+            who = self.first if dealt < HAND_SIZE else 1 - self.first
+            self.hands[who].append(action.card)
+            if dealt + 1 == 2 * HAND_SIZE:
+                self.turn = 1
+                self.phase = CLAIM_START
+                self._settle()
+            return
+        if self.phase == DRAW_CARD:
+            self.unknown[self.drawing].remove(action.card)
+            self._receive(action.card)
+            return
+        if k == CLAIM:
+            self._claim(action.flag, p)
+        elif k == END_CLAIMS:
+            self.phase = PLAY_PHASE if self.phase == CLAIM_START else DRAW_PHASE
+        elif k == DRAW:
+            self._draw(action.deck)
+            return
+        elif k == RETURN:
+            self.hands[p].remove(action.card)
+            deck = TROOP_DECK if action.card < 60 else TACTICS_DECK
+            self.known_top[deck].append((action.card, p))
+            self.scout_returns -= 1
+            if self.scout_returns == 0 or not self.hands[p]:
+                self.phase = CLAIM_END
+        elif k == DISCARD:
+            owner, flag = self.mud_queue.pop(0)
+            side = self.flags[flag].sides[owner]
+            side.remove(next(pl for pl in side if pl.card == action.card))
+            self.discards[owner].append(action.card)
+            if not self.mud_queue:
+                self.phase = CLAIM_END
+        else:
+            self._play(action, p)
+        self._settle()
+
+    def _play(self, a: Action, p: int) -> None:
+        opp = 1 - p
+        if a.kind == PASS:
+            self.phase = CLAIM_END
+            return
+        self.progress = True
+        card = (
+            a.card
+            if a.kind == PLAY
+            else {
+                SCOUT: SCOUT_CARD,
+                REDEPLOY: REDEPLOY_CARD,
+                DESERTER: DESERTER_CARD,
+                TRAITOR: TRAITOR_CARD,
+            }[a.kind]
+        )
+        self.hands[p].remove(card)
+        if card >= 60:
+            self.tactics_played[p] += 1
+        if card in LEADERS:
+            self.leader_played[p] = True
+        self.phase = CLAIM_END
+        if a.kind == PLAY:
+            f = self.flags[a.flag]
+            if card in ENVIRONMENT:
+                f.environment.append(Placed(card, self.turn, p))
+            else:
+                f.sides[p].append(Placed(card, self.turn))
+            return
+        if a.kind == SCOUT:
+            self.discards[p].append(card)
+            self.scout_draws = 3
+            self.phase = SCOUT_DRAW
+            return
+        self.discards[p].append(card)  # guile tactics lie face up by the deck
+        src = self.flags[a.source]
+        if a.kind in (REDEPLOY, DESERTER):
+            owner = p if a.kind == REDEPLOY else opp
+            moved = self._take(src, owner, a.card)
+            if a.kind == DESERTER or a.flag == DISCARD_PILE:
+                self.discards[owner].append(a.card)
+            elif a.card in ENVIRONMENT:
+                self.flags[a.flag].environment.append(Placed(a.card, self.turn, p))
+            else:
+                self.flags[a.flag].sides[p].append(Placed(moved.card, self.turn))
+            if a.card == MUD:
+                self._mud_left(a.source)
+        elif a.kind == TRAITOR:
+            moved = self._take(src, opp, a.card)
+            self.flags[a.flag].sides[p].append(Placed(moved.card, self.turn))
+
+    @staticmethod
+    def _take(f: Flag, owner: int, card: CardCode) -> Placed:
+        for pile in (f.sides[owner], f.environment):
+            for pl in pile:
+                if pl.card == card:
+                    pile.remove(pl)
+                    return pl
+        raise IllegalActionError(f"card {card} is not at that flag")
+
+    def _mud_left(self, flag: int) -> None:
+        """RULINGS.md 10: each side left with four cards discards one, owner's choice."""
+        f = self.flags[flag]
+        order = (self.to_move, 1 - self.to_move)
+        self.mud_queue = [(o, flag) for o in order if len(f.sides[o]) > f.size]
+        if self.mud_queue:
+            self.phase = MUD_DISCARD
+
+    def _claim(self, flag: int, p: int) -> None:
+        proof = self.judge_claim(flag, p)
+        if not proof.valid:
+            raise IllegalActionError(
+                f"{PLAYERS[p]} cannot claim {self.naming.flag} {flag + 1}: {proof.explanation[0]}"
+            )
+        self.flags[flag].claimed_by = p
+        self.claims.append(ClaimRecord(self.turn, p, flag, proof))
+        self.progress = True
+        held = self.flags_held(p)
+        adjacent = any(
+            all(self.flags[i + d].claimed_by == p for d in range(3)) for i in range(FLAGS - 2)
+        )
+        if adjacent or len(held) >= 5:  # RULINGS.md 15
+            self.winner = p
+            self.phase = OVER
+
+    def _draw(self, deck: int) -> None:
+        if self.phase == DRAW_PHASE:
+            self.progress = True
+        self.after_scout_draw = self.phase == SCOUT_DRAW
+        if self.known_top[deck]:
+            card, _ = self.known_top[deck].pop()
+            self._receive(card)
+            return
+        self.drawing = deck
+        self.phase = DRAW_CARD
+
+    def _receive(self, card: CardCode) -> None:
+        p = self.to_move
+        self.hands[p].append(card)
+        self.last_drawn = card
+        if self.after_scout_draw:
+            self.scout_draws -= 1
+            self.phase = SCOUT_DRAW
+        else:
+            self.phase = DRAW_PHASE
+            self._end_turn()
+            return
+        self._settle()
+
+    def _settle(self) -> None:
+        """Skip the steps in which there is nothing to decide."""
+        while True:
+            p = self.to_move
+            if self.phase in (CLAIM_START, CLAIM_END):
+                timing_ok = self.phase == CLAIM_START or self.config.claim_timing == "standard"
+                if timing_ok and self._claims(p):
+                    return
+                self.phase = PLAY_PHASE if self.phase == CLAIM_START else DRAW_PHASE
+            elif self.phase == SCOUT_DRAW:
+                if self.scout_draws > 0 and (self.deck_size(0) or self.deck_size(1)):
+                    return
+                self.scout_returns = min(2, len(self.hands[p]))
+                self.phase = SCOUT_RETURN if self.scout_returns else CLAIM_END
+            elif self.phase == DRAW_PHASE:
+                if len(self.hands[p]) < HAND_SIZE and (self.deck_size(0) or self.deck_size(1)):
+                    return
+                self._end_turn()
+                return
+            else:
+                return
+
+    def _end_turn(self) -> None:
+        self.idle_turns = 0 if self.progress else self.idle_turns + 1
+        self.progress = False
+        if self.idle_turns >= 2:  # house rule: nobody can or will do anything
+            mine, theirs = (len(self.flags_held(i)) for i in (NORTH, SOUTH))
+            self.winner = NORTH if mine > theirs else SOUTH if theirs > mine else DRAW_GAME
+            self.phase = OVER
+            return
+        self.to_move = 1 - self.to_move
+        self.turn += 1
+        self.phase = CLAIM_START
+        self._settle()
+
+    def apply_action(self, action: Action) -> None:
+        if (
+            action.kind == CLAIM
+            and self.phase in (CLAIM_START, CLAIM_END)
+            and (action not in self.legal_actions())
+        ):
+            raise IllegalActionError(self.why_illegal(action))
+        super().apply_action(action)
+
+    # -- results ---------------------------------------------------------------------
+    def returns(self) -> list[float]:
+        if self.phase != OVER or self.winner == DRAW_GAME:
+            return [0.0, 0.0]
+        return [1.0 if self.winner == i else -1.0 for i in (NORTH, SOUTH)]
+
+    def match_points(self) -> tuple[int, int]:
+        """Match scoring (RULINGS.md 15): the winner 5, the loser one per flag he holds."""
+        if self.phase != OVER or self.winner == DRAW_GAME:
+            return (len(self.flags_held(NORTH)), len(self.flags_held(SOUTH)))
+        loser = 1 - self.winner
+        pts = [0, 0]
+        pts[self.winner] = 5
+        pts[loser] = len(self.flags_held(loser))
+        return (pts[0], pts[1])
+
+    # -- views -----------------------------------------------------------------------
+    def to_dict(self, viewer: int | None = None) -> dict[str, Any]:
+        """The state as plain data; with ``viewer`` set, only what that player may know."""
+        n = self.naming
+
+        def cards(cs: list[CardCode]) -> list[str]:
+            return [n.card(c) for c in cs]
+
+        def hidden_top(deck: int) -> list[str]:
+            return [
+                n.card(c) if viewer is None or who == viewer else "?"
+                for c, who in self.known_top[deck]
+            ]
+
+        data: dict[str, Any] = {
+            "config": {
+                "claim_timing": self.config.claim_timing,
+                "environment_removable": self.config.environment_removable,
+                "theme": self.config.theme,
+            },
+            "first": PLAYERS[self.first],
+            "turn": self.turn,
+            "to_move": PLAYERS[self.to_move],
+            "phase": PHASE_NAMES[self.phase],
+            "flags": [
+                {
+                    "north": [[n.card(p.card), p.turn] for p in f.sides[0]],
+                    "south": [[n.card(p.card), p.turn] for p in f.sides[1]],
+                    "environment": [
+                        [n.card(p.card), PLAYERS[p.owner], p.turn] for p in f.environment
+                    ],
+                    "claimed_by": PLAYERS[f.claimed_by] if f.claimed_by >= 0 else None,
+                }
+                for f in self.flags
+            ],
+            "discards": {PLAYERS[i]: cards(self.discards[i]) for i in (0, 1)},
+            "tactics_played": {PLAYERS[i]: self.tactics_played[i] for i in (0, 1)},
+            "leader_played": {PLAYERS[i]: self.leader_played[i] for i in (0, 1)},
+            "deck_sizes": {"troop": self.deck_size(0), "tactics": self.deck_size(1)},
+            "known_top": {"troop": hidden_top(0), "tactics": hidden_top(1)},
+            "scout": [self.scout_draws, self.scout_returns],
+            "mud_queue": [[PLAYERS[o], f] for o, f in self.mud_queue],
+            "idle_turns": self.idle_turns,
+            "progress": self.progress,
+            "winner": (
+                None
+                if self.winner < 0
+                else "draw"
+                if self.winner == DRAW_GAME
+                else PLAYERS[self.winner]
+            ),
+        }
+        for i in (0, 1):
+            visible = viewer is None or viewer == i
+            data.setdefault("hands", {})[PLAYERS[i]] = (
+                sorted(cards(sorted(self.hands[i]))) if visible else len(self.hands[i])
+            )
+        if viewer is None:
+            data["unknown"] = {
+                "troop": cards(sorted(self.unknown[0])),
+                "tactics": cards(sorted(self.unknown[1])),
+            }
+            data["drawing"] = self.drawing
+            data["after_scout_draw"] = self.after_scout_draw
+        return data
+
+    def information_state_string(self, player: int) -> str:
+        return json.dumps(self.to_dict(viewer=player), sort_keys=True)
+
+    def serialize(self) -> str:
+        data = self.to_dict()
+        data["hands"] = {PLAYERS[i]: [self.naming.card(c) for c in self.hands[i]] for i in (0, 1)}
+        data["known_top"] = {
+            "troop": [[self.naming.card(c), w] for c, w in self.known_top[0]],
+            "tactics": [[self.naming.card(c), w] for c, w in self.known_top[1]],
+        }
+        return json.dumps(data, sort_keys=True)
+
+    def __str__(self) -> str:
+        return self.serialize()
+
+    def clone(self) -> BattleLineState:
+        other = BattleLineState.deserialize(self.serialize())
+        other.claims = list(self.claims)
+        other.history = list(self.history)
+        return other
+
+    @classmethod
+    def deserialize(cls, text: str) -> BattleLineState:
+        from battlejudge.engines.battleline.cards import parse_card
+
+        d = json.loads(text)
+        cfg = d["config"]
+        s = cls(
+            RulesConfig(cfg["environment_removable"], cfg["claim_timing"], cfg["theme"]),
+            PLAYERS.index(d["first"]),
+        )
+        s.turn = d["turn"]
+        s.to_move = PLAYERS.index(d["to_move"])
+        s.phase = PHASE_NAMES.index(d["phase"])
+        for f, fd in zip(s.flags, d["flags"], strict=True):
+            for i, side in enumerate(("north", "south")):
+                f.sides[i].extend(Placed(parse_card(c), t) for c, t in fd[side])
+            f.environment.extend(
+                Placed(parse_card(c), t, PLAYERS.index(o)) for c, o, t in fd["environment"]
+            )
+            f.claimed_by = -1 if fd["claimed_by"] is None else PLAYERS.index(fd["claimed_by"])
+        for i in (0, 1):
+            s.hands[i].extend(parse_card(c) for c in d["hands"][PLAYERS[i]])
+            s.discards[i].extend(parse_card(c) for c in d["discards"][PLAYERS[i]])
+            s.tactics_played[i] = d["tactics_played"][PLAYERS[i]]
+            s.leader_played[i] = d["leader_played"][PLAYERS[i]]
+        for deck, name in ((0, "troop"), (1, "tactics")):
+            s.unknown[deck].clear()
+            s.unknown[deck].extend(parse_card(c) for c in d["unknown"][name])
+            s.known_top[deck].extend((parse_card(c), w) for c, w in d["known_top"][name])
+        s.scout_draws, s.scout_returns = d["scout"]
+        s.mud_queue = [(PLAYERS.index(o), f) for o, f in d["mud_queue"]]
+        s.idle_turns = d["idle_turns"]
+        s.progress = d["progress"]
+        w = d["winner"]
+        s.winner = -1 if w is None else DRAW_GAME if w == "draw" else PLAYERS.index(w)
+        s.drawing = d["drawing"]
+        s.after_scout_draw = d["after_scout_draw"]
+        return s
+
+    def card_count(self) -> int:
+        """Every card is somewhere exactly once (a consistency check for tests)."""
+        places: list[CardCode] = [
+            *self.hands[0],
+            *self.hands[1],
+            *self.discards[0],
+            *self.discards[1],
+            *self.unknown[0],
+            *self.unknown[1],
+        ]
+        places += [c for deck in self.known_top for c, _ in deck]
+        for f in self.flags:
+            places += [p.card for side in f.sides for p in side]
+            places += [p.card for p in f.environment]
+        assert sorted(places) == list(ALL_CARDS), "a card is lost or doubled"
+        return len(places)
+
+
+def new_game(config: RulesConfig | None = None, first: int = NORTH) -> BattleLineState:
+    """A game at the deal (a chance node): 7 troops to each player, ``first`` moves first."""
+    return BattleLineState(config, first)
