@@ -19,6 +19,10 @@ from battlejudge.proofs.battleline.certificate import CertificateFile
 
 
 def read_record(path: str) -> GameRecord:
+    """Read a record file (``-`` for standard input)."""
+    if path == "-":
+        with click.open_file("-", encoding="utf-8") as stdin:
+            return GameRecord.loads(stdin.read())
     return GameRecord.loads(Path(path).read_text(encoding="utf-8"))
 
 
@@ -30,10 +34,11 @@ def is_record(path: str) -> bool:
 
 
 @click.command()
-@click.argument("record", type=click.Path(exists=True, dir_okay=False))
+@click.argument("record", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--json", "as_json", is_flag=True)
 def replay(record: str, as_json: bool) -> None:
-    """Replay a game RECORD (.blg), re-adjudicating every claim with a fresh proof.
+    """Replay a game RECORD (.blg, or - for stdin), re-adjudicating every claim with a
+    fresh proof.
 
     Exit 0 if the record is sound, 1 at the first illegal move or unjustified claim
     (named with its turn and line), 2 if it cannot be parsed.

@@ -99,12 +99,11 @@ class Action:
         m = re.fullmatch(r"discard (.+)@(\S+)", t, re.IGNORECASE)
         if m:
             return cls(DISCARD, card=parse_card(m.group(1), t), source=flag(m.group(2)))
-        m = re.fullmatch(r"(\S+) (.+)@(\S+?)(?:>(\S+))?", t)
-        if m and _guile(m.group(1)):
-            tactic = parse_card(m.group(1), t)
-            card = parse_card(m.group(2), t)
-            src = flag(m.group(3))
-            dest = m.group(4)
+        guile = _guile_match(t)
+        if guile is not None:
+            tactic, card_text, src_text, dest = guile
+            card = parse_card(card_text, t)
+            src = flag(src_text)
             if tactic == 67 and dest is not None:
                 to = DISCARD_PILE if dest.lower() == "discard" else flag(dest)
                 return cls(REDEPLOY, card=card, source=src, flag=to)
@@ -119,6 +118,21 @@ class Action:
         if parse_card(t, t) == 66:
             return cls(SCOUT, card=66)
         raise InputError(f"cannot read {t!r} as a Battle Line action")
+
+
+def _guile_match(t: str) -> tuple[int, str, str, str | None] | None:
+    """Split ``TACTIC CARD@FROM[>TO]`` where the tactic name may have several words
+    (Nine Circles: "Day off", "We have Cookies!"): the shortest prefix naming a guile
+    tactic wins."""
+    m = re.fullmatch(r"(.+)@(\S+?)(?:>(\S+))?", t)
+    if m is None:
+        return None
+    words = m.group(1).split(" ")
+    for k in range(1, len(words)):
+        name = " ".join(words[:k])
+        if _guile(name):
+            return parse_card(name, t), " ".join(words[k:]), m.group(2), m.group(3)
+    return None
 
 
 def _guile(word: str) -> bool:

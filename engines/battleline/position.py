@@ -158,7 +158,10 @@ def to_state(pos: PositionFile) -> BattleLineState:
         leaders = [p.card for f in s.flags for p in f.sides[side] if p.card in LEADERS]
         if len(leaders) > 1:
             raise RuleError(f"flags: {name} has two Leaders on his side (RULINGS.md 3)")
-        s.leader_played[side] = bool(leaders)
+        # RULINGS.md 3: a Leader in his own discard pile was played by him too, so a
+        # second one stays unplayable.
+        discarded = [c for c in getattr(pos.discards, name) if _card(c, "discards") in LEADERS]
+        s.leader_played[side] = bool(leaders) or bool(discarded)
         for c_i, text in enumerate(getattr(pos.discards, name)):
             path = f"discards.{name}[{c_i}]"
             code = _card(text, path)
@@ -201,6 +204,7 @@ def to_state(pos: PositionFile) -> BattleLineState:
     if pos.hands is not None and pos.decks is not None and len(seen) != len(ALL_CARDS):
         missing = [card_name(c) for c in ALL_CARDS if c not in seen]
         raise RuleError(f"hands and decks are given, but {', '.join(missing[:5])} are nowhere")
+    s.settle()
     return s
 
 

@@ -166,7 +166,7 @@ def record_from_state(state: BattleLineState, tags: dict[str, str] | None = None
     rec.tags.setdefault("Rules", state.config.notation())
     rec.tags.setdefault("Theme", state.config.theme)
     rec.tags.setdefault("First", PLAYERS[state.first])
-    replay = BattleLineState(state.config, state.first)
+    replay = BattleLineState(state.config, state.first, certify=False)
     deal: tuple[list[str], list[str]] = ([], [])
     turn: Turn | None = None
     pending_draw: str | None = None

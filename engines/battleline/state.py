@@ -146,8 +146,13 @@ class BattleLineState(GameState[Action]):
 
     facts = FACTS
 
-    def __init__(self, config: RulesConfig | None = None, first: int = NORTH) -> None:
+    def __init__(
+        self, config: RulesConfig | None = None, first: int = NORTH, *, certify: bool = True
+    ) -> None:
         self.config = config or RulesConfig()
+        # False only for internal replays of actions already judged (printing a record):
+        # claims are then applied without a new proof and not added to ``claims``.
+        self.certify = certify
         self.first = first
         self.hands: tuple[list[CardCode], list[CardCode]] = ([], [])
         # Decks: cards in unknown order, plus a stack of known cards on top (last = top),
@@ -486,13 +491,15 @@ class BattleLineState(GameState[Action]):
             self.phase = MUD_DISCARD
 
     def _claim(self, flag: int, p: int) -> None:
-        proof = self.judge_claim(flag, p)
-        if not proof.valid:
-            raise IllegalActionError(
-                f"{PLAYERS[p]} cannot claim {self.naming.flag} {flag + 1}: {proof.explanation[0]}"
-            )
+        if self.certify:
+            proof = self.judge_claim(flag, p)
+            if not proof.valid:
+                raise IllegalActionError(
+                    f"{PLAYERS[p]} cannot claim {self.naming.flag} {flag + 1}: "
+                    f"{proof.explanation[0]}"
+                )
+            self.claims.append(ClaimRecord(self.turn, p, flag, proof))
         self.flags[flag].claimed_by = p
-        self.claims.append(ClaimRecord(self.turn, p, flag, proof))
         self.progress = True
         held = self.flags_held(p)
         adjacent = any(
@@ -524,6 +531,12 @@ class BattleLineState(GameState[Action]):
             self.phase = DRAW_PHASE
             self._end_turn()
             return
+        self._settle()
+
+    def settle(self) -> None:
+        """Skip the steps in which there is nothing to decide (a claim window with no
+        provable claim, a draw with a full hand or empty decks)."""
+        self._legal = None
         self._settle()
 
     def _settle(self) -> None:
