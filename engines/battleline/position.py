@@ -8,11 +8,10 @@ it is; optionally the hands and the decks (top card first).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from battlejudge.engines.battleline.cards import (
     ALL_CARDS,
@@ -32,6 +31,7 @@ from battlejudge.engines.battleline.state import (
     BattleLineState,
     Placed,
 )
+from battlejudge.proofs.files import read_model
 from battlejudge.solver.errors import InputError, RuleError
 
 Player = Literal["north", "south"]
@@ -254,17 +254,7 @@ def from_state(s: BattleLineState, *, hidden: bool = False) -> PositionFile:
 
 def load_position(path: str | Path) -> PositionFile:
     """Read and validate a position file; errors name the file and the JSON path."""
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from e
-    try:
-        return PositionFile.model_validate(raw)
-    except ValidationError as e:
-        err = e.errors()[0]
-        loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]).lstrip(".")
-        raise InputError(f"{path}: {loc or '(top)'}: {err['msg']}") from e
+    return read_model(path, PositionFile)
 
 
 def read_state(path: str | Path) -> BattleLineState:

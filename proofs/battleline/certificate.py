@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import zlib
 from pathlib import Path
 from typing import Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from battlejudge.proofs.atomic import write_atomic
+from battlejudge.proofs.files import read_model
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.battleline.formation import Formation
-from battlejudge.solver.errors import InputError, VerificationError
+from battlejudge.solver.errors import VerificationError
 
 CERTIFICATE_FORMAT: Final = "battlejudge-certificate"
 SCHEMA_VERSION: Final = 1
@@ -157,17 +157,7 @@ def save_certificate(cert: bl.Certificate, path: str | Path) -> None:
 def load_certificate(path: str | Path) -> CertificateFile:
     """Read and validate a certificate file; bad JSON or schema raises :class:`InputError`
     naming the file and the field."""
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not JSON ({e.msg} at line {e.lineno})") from e
-    try:
-        return CertificateFile.model_validate(raw)
-    except ValidationError as e:
-        err = e.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"]) or "(top)"
-        raise InputError(f"{path}: not a battlejudge certificate: {loc}: {err['msg']}") from e
+    return read_model(path, CertificateFile, "battlejudge certificate")
 
 
 def verify_file(path: str | Path, *, deep: bool = False) -> bl.Certificate:
