@@ -91,7 +91,8 @@ def replay(record: str, as_json: bool) -> None:
 @click.option(
     "--player", type=click.Choice(PLAYERS), default=None, help="Show only what this player may see."
 )
-def show(file: str, turn: int | None, player: str | None) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Print the table as a position file.")
+def show(file: str, turn: int | None, player: str | None, as_json: bool) -> None:
     """Draw the table of a POSITION.json or of a GAME record (at ``--turn N``)."""
     state: BattleLineState
     if is_record(file):
@@ -109,6 +110,13 @@ def show(file: str, turn: int | None, player: str | None) -> None:
             raise click.UsageError("--turn goes with a game record, not a position")
         state = positions.read_state(file)
     viewer = None if player is None else PLAYERS.index(player)
+    if as_json:
+        pos = positions.from_state(state, hidden=viewer is not None)
+        if viewer is not None:  # his own hand only; no decks
+            own = [state.naming.card(c) for c in state.hands[viewer]]
+            pos.hands = positions.PerPlayerCards(**{PLAYERS[viewer]: own})
+        click.echo(positions.dumps(pos), nl=False)
+        return
     Console(highlight=False).print(render(state, viewer))
 
 

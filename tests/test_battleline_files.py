@@ -233,3 +233,13 @@ def test_replay_never_crashes_on_a_damaged_record(data: st.DataObject) -> None:
     r = CliRunner().invoke(cli, ["replay", "-"], input="\n".join(lines) + "\n")
     assert r.exit_code in (0, 1, 2), r.output
     assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+
+
+def test_show_json_is_a_position_that_hides_the_other_hand() -> None:
+    r = run("show", str(GAME), "--turn", "10", "--player", "north", "--json")
+    assert r.exit_code == 0
+    pos = positions.PositionFile.model_validate_json(r.output)
+    assert pos.hands is not None and len(pos.hands.north) == 7 and pos.hands.south == []
+    assert pos.decks is None and pos.turn == 10
+    full = positions.PositionFile.model_validate_json(run("show", str(GAME), "--json").output)
+    assert full.hands is not None and full.hands.south
