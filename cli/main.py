@@ -18,9 +18,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from battlejudge.cli import battleline, bench, claims, demo, guide
+    from battlejudge.cli import battleline, bench, bots, claims, demo, guide, logs
 
-    groups = (claims, battleline, demo, bench, guide)
+    groups = (claims, battleline, demo, bench, guide, logs, bots)
     for command in (c for g in groups for c in g.COMMANDS):
         cli.add_command(command)
 

@@ -1,0 +1,1 @@
+"""Battle Line bots (issue 4)."""
