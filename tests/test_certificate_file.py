@@ -12,12 +12,25 @@ from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError, VerificationError
 
 GMT = bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10")
+# A claim whose certificate needs real reasoning: its CNF is not refuted by unit
+# propagation alone, so an empty or damaged proof does not check (with a CNF that unit
+# propagation refutes, any proof text is a valid refutation).
+HARD = bl.ClaimQuestion(mine="P9 R9 G9", theirs="cavalry Y2")
 
 
 def _saved(tmp_path: Path, q: bl.ClaimQuestion = GMT) -> tuple[Path, dict[str, object]]:
     path = tmp_path / "cert.json"
     cf.save_certificate(bl.prove(q).certificate, path)
     return path, json.loads(path.read_text())
+
+
+def test_the_hard_certificate_needs_its_proof() -> None:
+    from dratify import check_proof, parse_dimacs
+
+    cert = bl.prove(HARD).certificate
+    assert cert.cnf is not None and cert.proof is not None
+    assert not check_proof(parse_dimacs(cert.cnf), "").ok
+    assert check_proof(parse_dimacs(cert.cnf), cert.proof).ok
 
 
 def test_round_trip_verifies(tmp_path: Path) -> None:
@@ -51,7 +64,7 @@ def _pack(text: str) -> str:
 def test_a_changed_proof_line_is_rejected(tmp_path: Path) -> None:
     from battlejudge.solver.battleline.encode import sha256
 
-    _, data = _saved(tmp_path)
+    _, data = _saved(tmp_path, HARD)
     proof = _blob(data, "proof").splitlines()
     proof[0] = "5 0"
     text = "\n".join(proof) + "\n"
@@ -67,7 +80,7 @@ def test_a_changed_proof_line_is_rejected(tmp_path: Path) -> None:
 def test_a_truncated_proof_is_rejected(tmp_path: Path) -> None:
     from battlejudge.solver.battleline.encode import sha256
 
-    _, data = _saved(tmp_path)
+    _, data = _saved(tmp_path, HARD)
     text = "\n".join(_blob(data, "proof").splitlines()[:-1]) + "\n"  # drop the empty clause
     data["proof"] = {"encoding": "zlib+base64", "sha256": sha256(text), "data": _pack(text)}
     with pytest.raises(VerificationError, match="DRAT"):

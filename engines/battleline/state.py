@@ -178,7 +178,11 @@ class BattleLineState(GameState[Action]):
         self.history: list[Action] = []
         self.last_drawn = -1  # the card the latest draw gave (records print it)
         self._table_version = 0  # bumped by every action that changes the table
-        self._claimable: dict[tuple[int, int], tuple[int, bool]] = {}
+        self._face_up: tuple[int, frozenset[CardCode]] = (-1, frozenset())
+        # (flag, player) -> (the flag's cards, valid, the witness's troops if invalid)
+        self._claim_memo: dict[
+            tuple[int, int], tuple[tuple[object, ...], bool, frozenset[CardCode]]
+        ] = {}
         self._legal: list[Action] | None = None
 
     # -- basic facts -----------------------------------------------------------------
@@ -240,16 +244,37 @@ class BattleLineState(GameState[Action]):
             return True
         return self.config.claim_timing == "standard" and self.phase in (CLAIM_END, DRAW_PHASE)
 
+    def face_up_troops(self) -> frozenset[CardCode]:
+        """Every troop face up: at the flags (claimed ones too) and in both discard piles."""
+        if self._face_up[0] != self._table_version:
+            cards = {p.card for f in self.flags for side in f.sides for p in side if p.card < 60}
+            cards.update(c for pile in self.discards for c in pile if c < 60)
+            self._face_up = (self._table_version, frozenset(cards))
+        return self._face_up[1]
+
     def claimable(self, flag: int, player: int) -> bool:
-        """Does the solver prove this claim? Cached until the table changes."""
+        """Does the solver prove this claim?
+
+        Remembered per flag: no card ever goes from face up to hidden, so while the flag's
+        own cards are unchanged a proven claim stays proven (more face-up cards only block
+        more), and a refuted one stays refuted while its witness's troops are unseen.
+        """
         f = self.flags[flag]
         if f.claimed_by >= 0 or len(f.sides[player]) != f.size:
             return False
-        hit = self._claimable.get((flag, player))
-        if hit is not None and hit[0] == self._table_version:
-            return hit[1]
-        valid = bl.decide(self.claim_question(flag, player)).valid is True
-        self._claimable[(flag, player)] = (self._table_version, valid)
+        here = (
+            tuple((p.card, p.turn) for p in f.sides[0]),
+            tuple((p.card, p.turn) for p in f.sides[1]),
+            tuple(p.card for p in f.environment),
+        )
+        memo = self._claim_memo.get((flag, player))
+        if memo is not None and memo[0] == here:
+            if memo[1] or not memo[2] & self.face_up_troops():
+                return memo[1]
+        d = bl.decide(self.claim_question(flag, player))
+        valid = d.valid is True
+        witness = frozenset(c.code for c in d.witness.added) if d.witness else frozenset()
+        self._claim_memo[(flag, player)] = (here, valid, witness)
         return valid
 
     def judge_claim(self, flag: int, player: int) -> bl.ProvedClaim:

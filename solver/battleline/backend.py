@@ -40,7 +40,7 @@ class Outcome:
 class SolverCache:
     """Incremental solvers keyed by :class:`EncodingKey`, least recently used dropped."""
 
-    def __init__(self, size: int = 256, name: str = DECIDE_SOLVER) -> None:
+    def __init__(self, size: int = 512, name: str = DECIDE_SOLVER) -> None:
         self.size = size
         self.name = name
         self._solvers: OrderedDict[EncodingKey, tuple[Solver, Encoding]] = OrderedDict()

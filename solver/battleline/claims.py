@@ -241,7 +241,7 @@ def certificate_units(q: ClaimQuestion, blocking: Sequence[Card]) -> list[int]:
 def certificate_cnf(q: ClaimQuestion, blocking: Sequence[Card]) -> str:
     """The exact DIMACS text the encoder builds for a valid claim with this blocking set."""
     _mine, key, _ = _setup(q)
-    return encode_key(key).dimacs(
+    return encode_key(key, q.theirs_troops).dimacs(
         certificate_units(q, blocking), comments=(ENCODER_VERSION, f"question {q.canonical()}")
     )
 
@@ -278,7 +278,9 @@ def prove(
         return ProvedClaim(q, "invalid", d.mine, d.witness, (), (), cert)
     mine, key, _ = _setup(q)
     blocking = tuple(Card(t) for t in _minimal_blocking(cache, key, q))
-    _, enc = cache.get(key)
+    _, general = cache.get(key)
+    # Smaller: the terms the opponent's own troops already rule out are left out.
+    enc = encode_key(key, q.theirs_troops)
     units = certificate_units(q, blocking)
     proof = refute([*enc.clauses, *((u,) for u in units)])
     if proof is None:
@@ -299,7 +301,7 @@ def prove(
         solver_version=version,
     )
     return ProvedClaim(
-        q, "valid", mine, None, blocking, _reasons(q, mine, key, enc, blocking, cache), cert
+        q, "valid", mine, None, blocking, _reasons(q, mine, key, general, blocking, cache), cert
     )
 
 

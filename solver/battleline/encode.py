@@ -55,7 +55,8 @@ from battlejudge.solver.battleline.formation import (
     WEDGE,
 )
 
-ENCODER_VERSION = "battleline-cnf/1"
+ENCODER_VERSION = "battleline-cnf/2"
+"""Version 2: certificate formulas leave out the terms the opponent's troops rule out."""
 Clause = tuple[int, ...]
 
 
@@ -167,14 +168,44 @@ class _Builder:
         return self.multisets[values]
 
 
+_MULTISETS = {
+    n: [(ms, sum(ms)) for ms in combinations_with_replacement(range(10, 0, -1), n)] for n in (3, 4)
+}
+"""Every multiset of values a formation of 3 or 4 cards can have, with its sum."""
+
+
 def _beats(total: int, key: EncodingKey) -> bool:
     return total > key.total or (key.ties_lost and total == key.total)
 
 
-def encode_key(key: EncodingKey) -> Encoding:
-    """Build the formula for one key. Deterministic: the same key gives the same clauses."""
+def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encoding:
+    """Build the formula for one key. Deterministic: the same arguments give the same clauses.
+
+    ``fixed`` names troops known to be in the opponent's formation (a certificate adds them
+    as unit clauses): terms they contradict are left out (a Wedge of another color, a run
+    or a multiset of values without theirs). Every term left out is unsatisfiable under
+    those units, so the formula with the units is refuted exactly when the full one is;
+    the certificate is just smaller. Decisions use ``fixed`` empty, so one formula serves
+    every table with the same key.
+    """
     b = _Builder(key)
     n = key.size
+    fixed_colors = {color_of(t) for t in fixed}
+    fixed_values = sorted(value_of(t) for t in fixed)
+
+    def fits_color(c: int) -> bool:
+        return fixed_colors <= {c}
+
+    def fits_run(s: int) -> bool:
+        return len(set(fixed_values)) == len(fixed_values) and all(
+            s <= v < s + n for v in fixed_values
+        )
+
+    def fits_values(values: tuple[int, ...]) -> bool:
+        if not fixed_values:
+            return True
+        return all(values.count(v) >= fixed_values.count(v) for v in set(fixed_values))
+
     for w in key.wilds:
         cols = tuple(b.new() for _ in range(6))
         vals = {v: b.new() for v in WILD_VALUES[w]}
@@ -251,9 +282,7 @@ def encode_key(key: EncodingKey) -> Encoding:
 
     def value_sums() -> list[int]:
         return [
-            b.multiset(ms)
-            for ms in combinations_with_replacement(range(10, 0, -1), n)
-            if _beats(sum(ms), key)
+            b.multiset(ms) for ms, total in _MULTISETS[n] if _beats(total, key) and fits_values(ms)
         ]
 
     selectors: dict[str, int] = {}
@@ -266,16 +295,18 @@ def encode_key(key: EncodingKey) -> Encoding:
         needs: list[list[int]]
         if name == WEDGE:
             good = [s for s in starts if not conditional or _beats(run_sum(s), key)]
-            needs = [[wedge(c, s) for c in range(6) for s in good]]
+            good = [s for s in good if fits_run(s)]
+            needs = [[wedge(c, s) for c in range(6) if fits_color(c) for s in good]]
         elif name == PHALANX:
             good = [v for v in range(10, 0, -1) if not conditional or _beats(n * v, key)]
+            good = [v for v in good if fits_values((v,) * n)]
             needs = [[t for v in good if (t := phalanx(v)) is not None]]
         elif name == BATTALION:
-            colors = [t for c in range(6) if (t := one_color(c)) is not None]
+            colors = [t for c in range(6) if fits_color(c) and (t := one_color(c)) is not None]
             needs = [colors] + ([value_sums()] if conditional else [])
         elif name == SKIRMISH:
             good = [s for s in starts if not conditional or _beats(run_sum(s), key)]
-            needs = [[run(s) for s in good]]
+            needs = [[run(s) for s in good if fits_run(s)]]
         else:
             needs = [value_sums()]
         for options in needs:
