@@ -64,3 +64,136 @@ def bench_claims(seed: int, count: int, repeat: int, no_brute_force: bool, as_js
 
 
 COMMANDS: tuple[click.Command, ...] = (bench,)
+
+
+@bench.command("selfplay")
+@click.option("--games", default=100, show_default=True, type=click.IntRange(min=1))
+@click.option("--seed", default=1, show_default=True)
+@click.option("--sign", is_flag=True, help="Sign every log record (Ed25519).")
+@click.option("--json", "as_json", is_flag=True)
+def bench_selfplay(games: int, seed: int, sign: bool, as_json: bool) -> None:
+    """Random-vs-random self-play with every claim certified and logged (fsync per record),
+    against the same games with claims decided but neither certified nor logged."""
+    import tempfile
+    from pathlib import Path
+
+    from battlejudge.engines.battleline import bots
+    from battlejudge.engines.battleline.selfplay import bench_selfplay as run
+    from battlejudge.proofs.log import ProofLog
+
+    with tempfile.TemporaryDirectory() as tmp:
+        key = None
+        if sign:
+            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+            key = Ed25519PrivateKey.generate()
+        path = Path(tmp) / "bench.log"
+        r = run(games, seed, bots.make_bot, ProofLog(path, key), lambda: path.stat().st_size)
+    if as_json:
+        emit_json(
+            {
+                "games": r.games,
+                "claims": r.claims,
+                "certified_s": r.certified_s,
+                "baseline_s": r.baseline_s,
+                "games_per_s": r.games_per_s,
+                "baseline_games_per_s": r.baseline_games_per_s,
+                "log_bytes": r.log_bytes,
+                "target_met": r.games_per_s >= 20,
+            }
+        )
+        return
+    click.echo(
+        f"bench selfplay: {games} random-vs-random games, seed {seed}, "
+        f"{r.claims} claims{' (signed)' if sign else ''}"
+    )
+    click.echo(
+        f"  certified and logged: {r.games_per_s:.1f} games/s "
+        f"({r.certified_s / games * 1e3:.1f} ms/game, {r.log_bytes / r.claims / 1024:.1f} "
+        f"KiB of log per claim)"
+    )
+    click.echo(
+        f"  baseline (claims decided, not certified, not logged): "
+        f"{r.baseline_games_per_s:.1f} games/s; ratio {r.certified_s / r.baseline_s:.2f}x "
+        f"the baseline's time"
+    )
+    click.echo(f"  target >= 20 games/s on one core: {'met' if r.games_per_s >= 20 else 'MISSED'}")
+
+
+@bench.command("audit")
+@click.option("--claims", "n_claims", default=1000, show_default=True, type=click.IntRange(min=1))
+@click.option("--seed", default=1, show_default=True)
+@click.option("--no-deep", is_flag=True, help="Skip the (slow) --deep figure.")
+@click.option("--json", "as_json", is_flag=True)
+def bench_audit(n_claims: int, seed: int, no_deep: bool, as_json: bool) -> None:
+    """Audit a log of self-play claims (DRAT check of every certificate; and --deep, the
+    brute-force oracle too), against re-proving every logged question from scratch."""
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from battlejudge.engines.battleline import bots
+    from battlejudge.engines.battleline.selfplay import game_seed, play_one
+    from battlejudge.proofs.audit import audit_log
+    from battlejudge.proofs.log import ProofLog
+    from battlejudge.solver import battleline as bl
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "bench.log"
+        log = ProofLog(path)
+        written = 0
+        i = 0
+        while written < n_claims:
+            gs = game_seed(seed, i)
+            state = play_one(
+                bots.make_bot("random", gs + 1),
+                bots.make_bot("random", gs + 2),
+                gs,
+                log=log,
+                game_id=f"bench-{i}",
+            )
+            written += len(state.claims)
+            i += 1
+        start = time.perf_counter()
+        report = audit_log(path)
+        audit_s = time.perf_counter() - start
+        records = len(report.records)
+        start = time.perf_counter()
+        for rec in report.records:
+            bl.prove(bl.ClaimQuestion.from_json(rec.question))
+        baseline_s = time.perf_counter() - start
+        deep_s = None
+        if not no_deep:
+            start = time.perf_counter()
+            audit_log(path, deep=True)
+            deep_s = time.perf_counter() - start
+    out = {
+        "records": records,
+        "problems": len(report.problems),
+        "audit_s": audit_s,
+        "deep_s": deep_s,
+        "reprove_s": baseline_s,
+        "target_met": audit_s * 1000 / records <= 30,
+    }
+    if as_json:
+        emit_json(out)
+        return
+    click.echo(
+        f"bench audit: {records} logged claims from {i} self-play games, "
+        f"{len(report.problems)} problems"
+    )
+    click.echo(
+        f"  audit (chain + DRAT check of every certificate): {audit_s:.2f} s "
+        f"({audit_s / records * 1e3:.2f} ms/record; {audit_s * 1000 / records:.1f} s per "
+        f"1,000)"
+    )
+    if deep_s is not None:
+        click.echo(f"  audit --deep (also the brute-force oracle): {deep_s:.2f} s")
+    click.echo(
+        f"  baseline (re-proving every question with bl.prove): {baseline_s:.2f} s; "
+        f"audit takes {audit_s / baseline_s:.2f}x that"
+    )
+    ok = audit_s * 1000 / records <= 30
+    click.echo(
+        f"  target <= 30 s per 1,000 records with the DRAT check: {'met' if ok else 'MISSED'}"
+    )

@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO, Any
 
 import click
@@ -111,6 +112,19 @@ def _print_claim(p: bl.ProvedClaim, verified: bool, certificate: str | None) -> 
     default=None,
     help="Give up after this many solver conflicts (exit 3, no verdict).",
 )
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Append the decided claim to this proof log.",
+)
+@click.option(
+    "--key",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Sign the log record with this private key (battlejudge keys new).",
+)
 def claim(
     position: str | None,
     flag: int | None,
@@ -124,6 +138,8 @@ def claim(
     as_json: bool,
     certificate: str | None,
     conflict_limit: int | None,
+    log_path: str | None,
+    key: str | None,
 ) -> None:
     """Decide whether a flag can be claimed, with a checked proof or a beating completion.
 
@@ -166,6 +182,22 @@ def claim(
     verified = bl.verify(p)
     if certificate:
         save_certificate(p.certificate, certificate)
+    if log_path is not None:
+        from battlejudge.proofs.keys import load_private_key
+        from battlejudge.proofs.log import ProofLog, append_proved
+
+        context: dict[str, Any] = {}
+        if position is not None and flag is not None:
+            context = {
+                "game": Path(position).stem,
+                "turn": state.turn,
+                "player": player,
+                "flag": flag,
+            }
+        with ProofLog(log_path, load_private_key(key) if key else None) as proof_log:
+            append_proved(proof_log, p, **context)
+    elif key is not None:
+        raise click.UsageError("--key goes with --log")
     if as_json:
         emit_json(
             {**result_json(p), "verified": verified, "certificate": certificate, "micros": micros}

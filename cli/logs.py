@@ -1,7 +1,150 @@
-"""Proof-log commands (issue 4): placeholder until the proof logs land."""
+"""Proof-log commands: ``audit`` and ``keys new``.
+
+``audit`` is a thin layer over :func:`battlejudge.proofs.audit.audit_records`; other
+commands (or more options of this one) audit with extra checks through
+:func:`run_audit`.
+"""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
 import click
 
-COMMANDS: tuple[click.Command, ...] = ()
+from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json, stderr_is_tty
+from battlejudge.proofs.audit import AuditReport, Check, audit_records
+from battlejudge.proofs.keys import key_id, load_private_key, load_public_key, new_key_pair
+from battlejudge.proofs.log import LogRecord, Problem, read_log
+
+PROGRESS_MIN = 50
+"""Logs with at least this many records get a progress bar (when stderr is a terminal)."""
+
+
+def audit_report(
+    log: str,
+    *,
+    pubkey: str | None = None,
+    deep: bool = False,
+    checks: Sequence[Check] = (),
+    progress: bool | None = None,
+) -> AuditReport:
+    """Audit LOG as the ``audit`` command does, with a progress bar on stderr for a long
+    log when stderr is a terminal (``progress`` forces it on or off). Raises ``OSError``
+    or :class:`InputError` for an unreadable log or key (exit 2 at the CLI)."""
+    key = load_public_key(pubkey) if pubkey is not None else None
+    records, problems = read_log(log)
+    if progress is None:
+        progress = stderr_is_tty() and len(records) >= PROGRESS_MIN
+    if not progress:
+        return audit_records(records, problems, pubkey=key, deep=deep, checks=checks)
+    with click.progressbar(length=len(records), label="auditing", file=sys.stderr) as bar:
+        return audit_records(
+            records, problems, pubkey=key, deep=deep, progress=bar.update, checks=checks
+        )
+
+
+def print_report(log: str, report: AuditReport, *, as_json: bool, signed: bool) -> NoReturn:
+    """Print an audit report (JSON or one problem a line) and exit 0 clean, 1 problems."""
+    if as_json:
+        emit_json(report.to_json())
+    else:
+        for p in report.problems:
+            click.echo(f"record {p.record}: {p.kind}: {p.detail}")
+        n = len(report.records)
+        records = f"{n} record{'s' if n != 1 else ''}"
+        if report.ok:
+            what = "chain intact" + (", signatures good" if signed else "")
+            click.secho(f"{log}: {records}, {what}, every certificate verified.", fg="green")
+        else:
+            k = len(report.problems)
+            click.secho(f"{log}: {records}, {k} problem{'s' if k != 1 else ''}.", fg="red")
+    raise click.exceptions.Exit(EXIT_OK if report.ok else EXIT_NO)
+
+
+def run_audit(
+    log: str,
+    *,
+    pubkey: str | None = None,
+    deep: bool = False,
+    as_json: bool = False,
+    checks: Sequence[Check] = (),
+) -> NoReturn:
+    """The whole ``audit`` command: audit, print, exit (0 clean, 1 problems; unreadable
+    log or key: the error propagates to the group, exit 2)."""
+    report = audit_report(log, pubkey=pubkey, deep=deep, checks=checks)
+    print_report(log, report, as_json=as_json, signed=pubkey is not None)
+
+
+@click.command()
+@click.argument("log", type=click.Path())
+@click.option(
+    "--pubkey",
+    type=click.Path(),
+    default=None,
+    help="Check every record's signature with this public key (PEM); unsigned records "
+    "are problems.",
+)
+@click.option("--deep", is_flag=True, help="Also re-decide every question by brute force.")
+@click.option(
+    "--games",
+    type=click.Path(exists=True, file_okay=False),
+    default=None,
+    help="Also check the log against the game records (.blg) in this folder.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def audit(log: str, pubkey: str | None, deep: bool, games: str | None, as_json: bool) -> None:
+    """Audit a proof LOG: hash chain, sequence numbers, signatures, and every certificate
+    re-verified (DRAT proof or witness) against its record's question and verdict.
+
+    Prints each problem with its record number (0-based line) and kind: edited, deleted,
+    reordered, inserted, torn, malformed, bad-signature, unsigned, bad-proof, mismatch.
+    With --games DIR, also: every logged question that names a game is exactly a
+    question that game's position asked at that turn, and every claim in every game is in
+    the log (kinds: missing-claim, not-in-game, question-mismatch, no-game-record,
+    bad-game).
+    Exit 0 clean, 1 problems found, 2 unreadable log or key.
+    """
+    checks: list[Check] = []
+    if games is not None:
+        from battlejudge.engines.battleline.audit_games import check_games
+
+        folder = Path(games)
+
+        def against_games(records: Sequence[LogRecord]) -> list[Problem]:
+            return [Problem(p.record, p.kind, p.detail) for p in check_games(list(records), folder)]
+
+        checks.append(against_games)
+    run_audit(log, pubkey=pubkey, deep=deep, as_json=as_json, checks=checks)
+
+
+@click.group()
+def keys() -> None:
+    """Ed25519 key pairs for signing proof logs."""
+
+
+@keys.command("new")
+@click.option(
+    "--out",
+    "prefix",
+    default="battlejudge",
+    show_default=True,
+    metavar="PREFIX",
+    help="Write PREFIX.key (private, mode 0600) and PREFIX.pub (public).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the file names as JSON.")
+def keys_new(prefix: str, as_json: bool) -> None:
+    """Generate a key pair for signing proof logs (PEM files). Never overwrites a file:
+    exit 2 if PREFIX.key or PREFIX.pub exists."""
+    private, public = new_key_pair(prefix)
+    ident = key_id(load_private_key(private))
+    if as_json:
+        emit_json({"private": str(private), "public": str(public), "key_id": ident})
+        return
+    click.echo(f"Wrote {private} (private key: keep it secret) and {public} (public key).")
+    click.echo(f"Key id {ident}.")
+
+
+COMMANDS: tuple[click.Command, ...] = (audit, keys)

@@ -18,9 +18,9 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from battlejudge.cli import battleline, bench, bots, claims, demo, guide, logs
+    from battlejudge.cli import battleline, bench, bots, claims, demo, guide, logs, play
 
-    groups = (claims, battleline, demo, bench, guide, logs, bots)
+    groups = (claims, battleline, demo, bench, guide, logs, bots, play)
     for command in (c for g in groups for c in g.COMMANDS):
         cli.add_command(command)
 

@@ -192,7 +192,7 @@ def test_claim_position_option_errors(tmp_path: Path) -> None:
 
 def test_show_draws_positions_and_records() -> None:
     r = run("show", str(EXAMPLES / "positions" / "wedge-beats-blue-8.json"))
-    assert r.exit_code == 0 and "Flag 1" in r.output and "B8" in r.output
+    assert r.exit_code == 0 and "Flag" in r.output and "B8" in r.output
     r = run("show", str(GAME), "--turn", "10", "--player", "north")
     assert r.exit_code == 0 and "turn 10, south to move" in r.output
     assert "hand 7 cards" in r.output  # south's hand is hidden from north

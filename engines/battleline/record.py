@@ -30,6 +30,7 @@ same text; the deal and every drawn card are in the record, so a game replays ex
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +60,7 @@ from battlejudge.solver.errors import InputError
 
 TAG_ORDER = (
     "Event",
+    "Game",
     "Site",
     "Date",
     "North",
@@ -221,8 +223,16 @@ class ReplayReport:
         return self.problem is None
 
 
-def replay(rec: GameRecord, *, upto_turn: int | None = None) -> ReplayReport:
+def replay(
+    rec: GameRecord,
+    *,
+    upto_turn: int | None = None,
+    on_step: Callable[[BattleLineState, int], None] | None = None,
+) -> ReplayReport:
     """Replay a record, re-adjudicating every claim with a fresh, verified proof.
+
+    ``on_step(state, turn)`` is called at the start of every turn and after each of its
+    actions (an audit uses it to see every question a position asked).
 
     Stops at the first illegal move or unjustified claim and reports it with its turn.
     ``upto_turn`` stops before that turn (for showing a position).
@@ -253,6 +263,8 @@ def replay(rec: GameRecord, *, upto_turn: int | None = None) -> ReplayReport:
                 f"expected turn {state.turn} for {PLAYERS[state.to_move]}, "
                 f"the record has turn {turn.number} for {PLAYERS[turn.player]}",
             )
+        if on_step is not None:
+            on_step(state, turn.number)
         for token in turn.tokens:
             try:
                 actions, card = _token_actions(token)
@@ -280,6 +292,8 @@ def replay(rec: GameRecord, *, upto_turn: int | None = None) -> ReplayReport:
                         "mismatch",
                         f"{token}: the card on top is {card_name(got)}, not {card_name(card)}",
                     )
+            if on_step is not None:
+                on_step(state, turn.number)
         # Claims not made are implied: close the claim window the line ends in.
         while (
             state.turn == turn.number

@@ -23,10 +23,18 @@ def render(state: BattleLineState, viewer: int | None = None) -> RenderableType:
     """The table; hands are shown for ``viewer`` (or both when None), decks as counts."""
     theme = state.config.theme
     word = state.naming.flag.capitalize()
-    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
-    table.add_column("", style="bold")
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False, padding=(0, 0))
+    # The theme's word heads the row labels and the flags are numbered: it fits 80 columns.
+    table.add_column(word, style="bold", min_width=7)
     for i in range(FLAGS):
-        table.add_column(f"{word} {i + 1}", justify="center", min_width=7)
+        table.add_column(
+            str(i + 1),
+            justify="center",
+            min_width=8,
+            max_width=8,
+            no_wrap=True,
+            overflow="ellipsis",
+        )
     depth = max([3] + [len(f.sides[p]) for f in state.flags for p in (0, 1)])
 
     def side_rows(player: int, top_down: bool) -> list[list[RenderableType]]:

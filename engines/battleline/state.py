@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from battlejudge.engines.battleline.actions import (
     CARD,
@@ -131,6 +131,23 @@ class Flag:
         return max(p.turn for p in side) if len(side) == self.size else None
 
 
+class ClaimLog(Protocol):
+    """What the engine needs of a proof log (``battlejudge.proofs.log.ProofLog``)."""
+
+    def append(
+        self,
+        *,
+        question: dict[str, Any],
+        verdict: str,
+        certificate: dict[str, Any],
+        game: str | None = None,
+        turn: int | None = None,
+        player: str | None = None,
+        flag: int | None = None,
+        time: str | None = None,
+    ) -> dict[str, Any]: ...
+
+
 @dataclass
 class ClaimRecord:
     """A claim decided by the engine, with its certified answer."""
@@ -153,6 +170,9 @@ class BattleLineState(GameState[Action]):
         # False only for internal replays of actions already judged (printing a record):
         # claims are then applied without a new proof and not added to ``claims``.
         self.certify = certify
+        self.log: ClaimLog | None = None
+        """Where every claim this game decides is appended (allowed or refused)."""
+        self.game_id: str | None = None
         self.first = first
         self.hands: tuple[list[CardCode], list[CardCode]] = ([], [])
         # Decks: cards in unknown order, plus a stack of known cards on top (last = top),
@@ -524,6 +544,7 @@ class BattleLineState(GameState[Action]):
                     f"{proof.explanation[0]}"
                 )
             self.claims.append(ClaimRecord(self.turn, p, flag, proof))
+            self._log_claim(flag, p, proof)
         self.flags[flag].claimed_by = p
         self.progress = True
         held = self.flags_held(p)
@@ -600,13 +621,39 @@ class BattleLineState(GameState[Action]):
         self._settle()
 
     def apply_action(self, action: Action) -> None:
-        if (
-            action.kind == CLAIM
-            and self.phase in (CLAIM_START, CLAIM_END)
-            and (action not in self.legal_actions())
-        ):
+        """Checked apply. A claim the solver refutes is refused with its witness (and the
+        refusal goes to the claim log, when there is one)."""
+        if action.kind == CLAIM and action not in self.legal_actions():
+            p = self.to_move
+            proof = None
+            if self.claim_window_open() and 0 <= action.flag < FLAGS:
+                f = self.flags[action.flag]
+                if f.claimed_by < 0 and len(f.sides[p]) == f.size:
+                    proof = self.judge_claim(action.flag, p)
+            if proof is not None and not proof.valid:
+                self._log_claim(action.flag, p, proof)
+                raise IllegalActionError(
+                    f"{PLAYERS[p]} cannot claim {self.naming.flag} {action.flag + 1}: "
+                    f"{proof.explanation[0]}"
+                )
             raise IllegalActionError(self.why_illegal(action))
         super().apply_action(action)
+
+    def _log_claim(self, flag: int, player: int, proof: bl.ProvedClaim) -> None:
+        """Append a decided claim to the claim log (issue 4's proof log), if any."""
+        if self.log is None:
+            return
+        from battlejudge.proofs.battleline.certificate import to_file_model
+
+        self.log.append(
+            question=proof.question.to_json(),
+            verdict=proof.verdict,
+            certificate=to_file_model(proof.certificate).model_dump(mode="json"),
+            game=self.game_id,
+            turn=self.turn,
+            player=PLAYERS[player],
+            flag=flag + 1,
+        )
 
     # -- results ---------------------------------------------------------------------
     def returns(self) -> list[float]:

@@ -1,0 +1,132 @@
+"""Auditing a proof log against game records (``battlejudge audit LOG --games DIR``).
+
+Every logged question that names a game must be exactly a question that game's position
+asked at that turn (for that player and flag), and every claim made in every game must be
+in the log with the same question. Game ids are the records' ``Game`` tag (or, without
+one, the file name's stem).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from battlejudge.engines.battleline.record import GameRecord, RecordError, replay
+from battlejudge.engines.battleline.state import FLAGS, PLAYERS, BattleLineState
+from battlejudge.solver.errors import BattlejudgeError
+
+
+@dataclass(frozen=True)
+class GameProblem:
+    record: int
+    """The log record's index, or -1 for a claim missing from the log."""
+    kind: str
+    detail: str
+
+
+@dataclass
+class _Game:
+    path: Path
+    claims: dict[tuple[int, str, int], str]
+    """(turn, player, flag 1-based) -> canonical question of each claim made."""
+    asked: dict[tuple[int, str, int], set[str]]
+    """Every question the position asked during a turn, per player and flag."""
+
+
+def _canonical(question: dict[str, Any]) -> str:
+    from battlejudge.solver import battleline as bl
+
+    return bl.ClaimQuestion.from_json(question).canonical()
+
+
+def _load_game(path: Path) -> tuple[str, _Game]:
+    rec = GameRecord.loads(path.read_text(encoding="utf-8"))
+    game_id = rec.tags.get("Game", path.stem)
+    asked: dict[tuple[int, str, int], set[str]] = defaultdict(set)
+
+    def look(state: BattleLineState, turn: int) -> None:
+        p = state.to_move
+        for i in range(FLAGS):
+            f = state.flags[i]
+            if f.claimed_by < 0 and len(f.sides[p]) == f.size:
+                asked[(turn, PLAYERS[p], i + 1)].add(state.claim_question(i, p).canonical())
+
+    report = replay(rec, on_step=look)
+    claims: dict[tuple[int, str, int], str] = {
+        (c.turn, PLAYERS[c.player], c.flag + 1): c.proof.question.canonical()
+        for c in report.state.claims
+    }
+    return game_id, _Game(path, claims, asked)
+
+
+def check_games(records: list[Any], games_dir: Path) -> list[GameProblem]:
+    """Cross-check log records (objects with ``game``, ``turn``, ``player``, ``flag``,
+    ``question``, ``verdict``) against every ``.blg`` record in ``games_dir``."""
+    games: dict[str, _Game] = {}
+    problems: list[GameProblem] = []
+    for path in sorted(games_dir.glob("*.blg")):
+        try:
+            game_id, game = _load_game(path)
+        except (RecordError, BattlejudgeError, ValueError) as e:
+            problems.append(GameProblem(-1, "bad-game", f"{path.name}: {e}"))
+            continue
+        games[game_id] = game
+    logged: set[tuple[str, int, str, int]] = set()
+    for index, r in enumerate(records):
+        if r.game is None:
+            continue
+        found = games.get(r.game)
+        if found is None:
+            problems.append(
+                GameProblem(
+                    index, "no-game-record", f"game {r.game!r} has no record in {games_dir}"
+                )
+            )
+            continue
+        game = found
+        where = (r.turn, r.player, r.flag)
+        try:
+            question = _canonical(r.question)
+        except ValueError as e:
+            problems.append(GameProblem(index, "question-mismatch", f"unreadable question: {e}"))
+            continue
+        place = f"game {r.game} turn {r.turn} {r.player} flag {r.flag}"
+        if r.verdict == "valid":
+            made = game.claims.get(where)
+            if made is None:
+                problems.append(
+                    GameProblem(index, "not-in-game", f"{place}: no such claim in the game record")
+                )
+            elif made != question:
+                problems.append(
+                    GameProblem(
+                        index,
+                        "question-mismatch",
+                        f"{place}: the logged question is not the one the position asks",
+                    )
+                )
+            else:
+                logged.add((r.game, *where))
+        elif question not in game.asked.get(where, set()):
+            problems.append(
+                GameProblem(
+                    index,
+                    "question-mismatch",
+                    f"{place}: the refused claim's question is not one the "
+                    f"position asked that turn",
+                )
+            )
+    for game_id, game in games.items():
+        for turn, player, flag in sorted(game.claims):
+            if (game_id, turn, player, flag) not in logged:
+                problems.append(
+                    GameProblem(
+                        -1,
+                        "missing-claim",
+                        f"game {game_id} ({game.path.name}) turn {turn}: "
+                        f"{player}'s claim of flag {flag} is not in the log",
+                    )
+                )
+    return problems

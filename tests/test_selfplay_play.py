@@ -1,0 +1,193 @@
+"""Self-play, play against a bot, claim --log, and audit --games (issue 4 integration)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from click.testing import CliRunner, Result
+
+from battlejudge.cli.main import cli
+from battlejudge.engines.battleline import bots
+from battlejudge.engines.battleline.actions import END_CLAIMS
+from battlejudge.engines.battleline.selfplay import selfplay
+from battlejudge.engines.battleline.state import new_game
+from battlejudge.engines.game import CHANCE, sample_chance
+from battlejudge.proofs.log import ProofLog, read_log
+
+
+def run(*args: str, input: str | None = None) -> Result:
+    return CliRunner().invoke(cli, list(args), input=input)
+
+
+def _selfplay(tmp: Path, name: str, seed: int = 3, games: int = 3) -> tuple[Path, Path]:
+    out, log = tmp / f"{name}-games", tmp / f"{name}.log"
+    r = run(
+        "selfplay",
+        "--games",
+        str(games),
+        "--bots",
+        "random,heuristic",
+        "--seed",
+        str(seed),
+        "--out",
+        str(out),
+        "--log",
+        str(log),
+    )
+    assert r.exit_code == 0, r.output
+    return out, log
+
+
+def test_selfplay_is_reproducible_from_the_seed(tmp_path: Path) -> None:
+    out_a, log_a = _selfplay(tmp_path, "a")
+    out_b, log_b = _selfplay(tmp_path, "b")
+    files_a = sorted(p.name for p in out_a.iterdir())
+    assert files_a == ["game-0000.blg", "game-0001.blg", "game-0002.blg"]
+    for name in files_a:
+        assert (out_a / name).read_text() == (out_b / name).read_text()
+    qa = [(r.game, r.turn, r.flag, r.question) for r in read_log(log_a)[0]]
+    qb = [(r.game, r.turn, r.flag, r.question) for r in read_log(log_b)[0]]
+    assert qa == qb and qa  # same claims, same questions
+
+
+def test_every_claim_of_selfplay_is_logged_and_audits_clean(tmp_path: Path) -> None:
+    out, log = _selfplay(tmp_path, "s")
+    records, problems = read_log(log)
+    assert not problems
+    for path in out.iterdir():
+        assert run("replay", str(path)).exit_code == 0
+    claims = sum(path.read_text().count("claim ") for path in out.iterdir())
+    assert len(records) == claims
+    r = run("audit", str(log), "--games", str(out), "--json")
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.output)
+    assert report["ok"] and report["records"] == claims and report["problems"] == []
+
+
+def test_audit_games_catches_a_missing_claim_and_a_changed_question(tmp_path: Path) -> None:
+    out, log = _selfplay(tmp_path, "t")
+    lines = log.read_bytes().splitlines(keepends=True)
+    # Drop the last record: the chain is intact, but a game's claim is no longer logged.
+    log.write_bytes(b"".join(lines[:-1]))
+    r = run("audit", str(log), "--games", str(out), "--json")
+    assert r.exit_code == 1
+    kinds = {p["kind"] for p in json.loads(r.output)["problems"]}
+    assert "missing-claim" in kinds
+    # A game record whose claim is not in the log at all (a different game id).
+    game = out / "game-0000.blg"
+    game.write_text(game.read_text().replace('[Game "3-0"]', '[Game "elsewhere"]'))
+    r = run("audit", str(log), "--games", str(out), "--json")
+    kinds = {p["kind"] for p in json.loads(r.output)["problems"]}
+    assert {"no-game-record", "missing-claim"} <= kinds
+
+
+def test_claim_log_appends_one_signed_record(tmp_path: Path) -> None:
+    assert run("keys", "new", "--out", str(tmp_path / "judge")).exit_code == 0
+    log = tmp_path / "claims.log"
+    args = ["--mine", "R4 R5 R3", "--theirs", "B8", "--seen", "B7 B10", "--log", str(log)]
+    assert run("claim", *args, "--key", str(tmp_path / "judge.key")).exit_code == 0
+    assert run("claim", "--mine", "R4 R5 R3", "--theirs", "B8", "--log", str(log)).exit_code == 1
+    records, problems = read_log(log)
+    assert [r.verdict for r in records] == ["valid", "invalid"] and not problems
+    r = run("audit", str(log), "--pubkey", str(tmp_path / "judge.pub"), "--json")
+    kinds = [p["kind"] for p in json.loads(r.output)["problems"]]
+    assert kinds == ["unsigned"]  # the second claim was logged without --key
+
+
+def test_engine_logs_refused_claims_too(tmp_path: Path) -> None:
+    state = new_game()
+    log = ProofLog(tmp_path / "g.log")
+    state.log, state.game_id = log, "g"
+    rng = random.Random(1)
+    refused = 0
+    while not state.is_terminal() and refused == 0:
+        if state.current_player() == CHANCE:
+            state.apply_action(sample_chance(state, rng))
+            continue
+        for i, f in enumerate(state.flags):
+            p = state.to_move
+            if (
+                state.claim_window_open()
+                and f.claimed_by < 0
+                and len(f.sides[p]) == f.size
+                and not state.claimable(i, p)
+            ):
+                from battlejudge.engines.battleline.actions import CLAIM, Action
+                from battlejudge.engines.game import IllegalActionError
+
+                try:
+                    state.apply_action(Action(CLAIM, flag=i))
+                except IllegalActionError as e:
+                    assert "cannot claim" in str(e) and "Not yet" in str(e)
+                    refused += 1
+                break
+        if refused:
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+    records, _ = read_log(tmp_path / "g.log")
+    assert refused == 1 and records[-1].verdict == "invalid" and records[-1].game == "g"
+
+
+def _script(seed: int, human_turns: int) -> str:
+    """Input for `play`: mirror the game the command will play (same seeds, same bot)
+    and type the human's first legal action each time, after some bad input."""
+    bot = bots.make_bot("random", seed + 1)
+    state = new_game(first=0)
+    rng = random.Random(seed)
+    lines = ["help", "moves", "can I claim 1?", "R11@3", "claim 9"]
+    turns = 0
+    while not state.is_terminal() and turns < human_turns:
+        who = state.current_player()
+        if who == CHANCE:
+            state.apply_action(sample_chance(state, rng))
+        elif who == 1:
+            state.apply_action(bot.step(state))
+        else:
+            legal = [a for a in state.legal_actions() if a.kind != END_CLAIMS]
+            action = legal[0] if legal else state.legal_actions()[0]
+            state.apply_action(action)
+            lines.append(action.notation())
+            turns += 1
+    return "\n".join([*lines, "quit"]) + "\n"
+
+
+def test_play_against_a_bot_with_scripted_input() -> None:
+    r = run("play", "--bot", "random", "--seed", "5", input=_script(5, 12))
+    assert r.exit_code == 0, r.output
+    out = r.output
+    assert "you are north" in out and "Type an action" in out  # greeting and help
+    assert "R7@3" in out or "@" in out  # moves listed in notation
+    assert "Not allowed" in out  # R11 is no card: explained, asked again
+    assert "south: " in out  # the bot's moves are announced
+    assert out.count("north to move") >= 3  # the table is drawn turn after turn
+    assert "Traceback" not in out
+
+
+def test_play_nine_circles_names_and_circle_questions() -> None:
+    r = run(
+        "play",
+        "--bot",
+        "random",
+        "--seed",
+        "2",
+        "--theme",
+        "nine-circles",
+        input="can I claim circle 4?\nquit\n",
+    )
+    assert r.exit_code == 0 and "Circle" in r.output and "Nine Circles" in r.output
+    assert "No: north has 0 of 3 cards at circle 4" in r.output
+
+
+def test_selfplay_bad_input() -> None:
+    r = run("selfplay", "--bots", "random", "--games", "1")
+    assert r.exit_code == 2 and "two names" in r.output
+    r = run("selfplay", "--bots", "random,nobody", "--games", "1")
+    assert r.exit_code == 2 and "nobody" in r.output and "Traceback" not in r.output
+
+
+def test_selfplay_api_yields_summaries(tmp_path: Path) -> None:
+    games = list(selfplay(("random", "random"), 2, 9, bots.make_bot, out=tmp_path))
+    assert [g.game_id for g in games] == ["9-0", "9-1"]
+    assert all(g.record is not None and g.record.exists() for g in games)
