@@ -1,0 +1,248 @@
+"""The heuristic bot: one-ply greedy play on the :mod:`evaluate` game value.
+
+- Claims every flag the solver proves, as soon as a claim is legal.
+- Plays the card (troop or tactic) that raises the game value most: a troop placed at a
+  flag counts fully there and no longer in hand elsewhere, so it goes where it builds
+  the strongest reachable formation against what the opponent shows, and low cards are
+  dumped on flags already lost. Tactics pay a cost (a Leader most: it is the best wild
+  card and each tactic lets the opponent play one): Morale tactics complete formations,
+  Fog and Mud turn a flag, Deserter and Traitor break the opponent's best formation,
+  Redeploy rescues a card from a lost flag, Scout is played when nothing else helps.
+- Draws troops while they have a place to go, tactics when it holds none (or more troops
+  than open slots); never redraws the cards it put back with a Scout.
+- Scout returns and Mud discards give up the card worth least.
+"""
+
+from __future__ import annotations
+
+from battlejudge.engines.battleline.actions import (
+    CLAIM,
+    DESERTER,
+    DISCARD,
+    DISCARD_PILE,
+    DRAW,
+    PASS,
+    PLAY,
+    REDEPLOY,
+    RETURN,
+    SCOUT,
+    TACTICS_DECK,
+    TRAITOR,
+    TROOP_DECK,
+    Action,
+)
+from battlejudge.engines.battleline.bots.base import Bot
+from battlejudge.engines.battleline.bots.evaluate import Evaluator, FlagView, Position, game_value
+from battlejudge.engines.battleline.bots.observation import UNKNOWN, Observation, observe
+from battlejudge.engines.battleline.cards import (
+    ALEXANDER,
+    CAVALRY,
+    DARIUS,
+    FOG,
+    LEADERS,
+    MORALE,
+    MUD,
+    SHIELD,
+)
+from battlejudge.engines.battleline.cards import DESERTER as DESERTER_CARD
+from battlejudge.engines.battleline.cards import REDEPLOY as REDEPLOY_CARD
+from battlejudge.engines.battleline.cards import SCOUT as SCOUT_CARD
+from battlejudge.engines.battleline.cards import TRAITOR as TRAITOR_CARD
+from battlejudge.engines.battleline.state import BattleLineState
+
+TACTIC_COST = {
+    ALEXANDER: 0.35,
+    DARIUS: 0.35,
+    CAVALRY: 0.15,
+    SHIELD: 0.10,
+    FOG: 0.10,
+    MUD: 0.12,
+    SCOUT_CARD: 0.0,
+    REDEPLOY_CARD: 0.12,
+    DESERTER_CARD: 0.15,
+    TRAITOR_CARD: 0.15,
+}
+"""What playing a tactic costs in game value (flags) before its effect is counted."""
+SCOUT_VALUE = 0.04
+"""Scout's value: played when no other card raises the game value by more."""
+TACTIC_HAND_VALUE = {
+    ALEXANDER: 0.5,
+    DARIUS: 0.5,
+    TRAITOR_CARD: 0.35,
+    DESERTER_CARD: 0.3,
+    CAVALRY: 0.25,
+    REDEPLOY_CARD: 0.2,
+    SHIELD: 0.12,
+    FOG: 0.12,
+    MUD: 0.12,
+    SCOUT_CARD: 0.08,
+}
+"""What a tactic in hand is worth, against troops' values, for Scout returns."""
+
+
+def tactics_held_value(hand: list[int], leader_played: bool) -> float:
+    """What the tactics in a hand are worth, in game value: each its playing cost (the
+    option the heuristic gives up by playing it); a second Leader, unplayable, nothing."""
+    return sum(
+        TACTIC_COST.get(c, 0.0) for c in hand if c >= 60 and not (c in LEADERS and leader_played)
+    )
+
+
+def _minus(cards: list[int], card: int) -> list[int]:
+    out = list(cards)
+    out.remove(card)
+    return out
+
+
+def score_plays(
+    obs: Observation | Position, actions: list[Action], ev: Evaluator | None = None
+) -> list[tuple[float, Action]]:
+    """Each play-phase action with the change in game value it brings (tactics net of
+    their cost), best first (ties in the order given). ``ev``, if given, is the
+    evaluator of ``obs`` to use (sharing its caches)."""
+    ev = ev or Evaluator(obs)
+    base = ev.chances()
+    base_v = game_value(base)
+    without: dict[int, list[float]] = {}
+
+    def chances_without(card: int) -> list[float]:
+        got = without.get(card)
+        if got is None:
+            got = ev.chances(removed=[card])
+            without[card] = got
+        return got
+
+    scored: list[tuple[float, Action]] = []
+    for a in actions:
+        ps = list(base)
+        cost = 0.0
+        if a.kind == PLAY:
+            c, f = a.card, a.flag
+            view = ev.flags[f]
+            if c < 60:
+                ps = list(chances_without(c))
+                ps[f] = ev.flag_chance(view, mine=[*view.mine, c], removed=[c])
+            elif c in MORALE:
+                ps[f] = ev.flag_chance(view, mine=[*view.mine, c])
+            elif c == FOG:
+                ps[f] = ev.flag_chance(view, fog=True)
+            elif c == MUD:
+                ps[f] = ev.flag_chance(view, size=4)
+            cost = TACTIC_COST.get(c, 0.0)
+        elif a.kind == SCOUT:
+            scored.append((SCOUT_VALUE, a))
+            continue
+        elif a.kind == REDEPLOY:
+            cost = TACTIC_COST[REDEPLOY_CARD]
+            src = ev.flags[a.source]
+            ps[a.source] = _removed(ev, src, a.card, mine_side=True)
+            if a.flag != DISCARD_PILE:
+                dst = ev.flags[a.flag]
+                ps[a.flag] = _added(ev, dst, a.card)
+        elif a.kind == DESERTER:
+            cost = TACTIC_COST[DESERTER_CARD]
+            ps[a.source] = _removed(ev, ev.flags[a.source], a.card, mine_side=False)
+        elif a.kind == TRAITOR:
+            cost = TACTIC_COST[TRAITOR_CARD]
+            ps[a.source] = _removed(ev, ev.flags[a.source], a.card, mine_side=False)
+            dst = ev.flags[a.flag]
+            ps[a.flag] = ev.flag_chance(dst, mine=[*dst.mine, a.card])
+        elif a.kind == PASS:
+            scored.append((0.0, a))
+            continue
+        scored.append((game_value(ps) - base_v - cost, a))
+    scored.sort(key=lambda t: -t[0])
+    return scored
+
+
+def _removed(ev: Evaluator, view: FlagView, card: int, *, mine_side: bool) -> float:
+    """The flag's chance once ``card`` leaves it (Fog or Mud leaving changes the flag)."""
+    if card == FOG:
+        return ev.flag_chance(view, fog=False)
+    if card == MUD:
+        return ev.flag_chance(view, size=3)
+    if mine_side:
+        return ev.flag_chance(view, mine=_minus(view.mine, card))
+    return ev.flag_chance(view, theirs=_minus(view.theirs, card))
+
+
+def _added(ev: Evaluator, view: FlagView, card: int) -> float:
+    if card == FOG:
+        return ev.flag_chance(view, fog=True)
+    if card == MUD:
+        return ev.flag_chance(view, size=4)
+    return ev.flag_chance(view, mine=[*view.mine, card])
+
+
+def hand_values(obs: Observation) -> dict[int, float]:
+    """What each card in hand is worth: a troop, the game value lost without it; a
+    tactic, a fixed value (a second Leader, unplayable, is worth nothing)."""
+    ev = Evaluator(obs)
+    base_v = game_value(ev.chances())
+    out: dict[int, float] = {}
+    for c in set(obs.hand):
+        if c < 60:
+            out[c] = base_v - game_value(ev.chances(removed=[c]))
+        elif c in LEADERS and obs.leader_played[obs.player]:
+            out[c] = 0.0
+        else:
+            out[c] = TACTIC_HAND_VALUE.get(c, 0.1)
+    return out
+
+
+def choose_deck(obs: Observation, actions: list[Action]) -> Action:
+    """Troops while they have somewhere to go; tactics when the hand has none or more
+    troops than open slots; never the deck topped with a card this player put back."""
+    decks = {a.deck: a for a in actions if a.kind == DRAW}
+    if len(decks) == 1:
+        return next(iter(decks.values()))
+    mine_on_top = [bool(obs.known_top[d]) and obs.known_top[d][-1] != UNKNOWN for d in (0, 1)]
+    if mine_on_top[TROOP_DECK] != mine_on_top[TACTICS_DECK]:
+        return decks[TACTICS_DECK if mine_on_top[TROOP_DECK] else TROOP_DECK]
+    me = obs.player
+    troops = sum(1 for c in obs.hand if c < 60)
+    tactics = len(obs.hand) - troops
+    open_slots = sum(
+        max(0, obs.size(f) - len(obs.sides[f][me])) for f in range(9) if obs.claimed_by[f] < 0
+    )
+    if troops >= open_slots or (tactics == 0 and troops >= 4):
+        return decks[TACTICS_DECK]
+    return decks[TROOP_DECK]
+
+
+def choose(obs: Observation, actions: list[Action]) -> Action:
+    """The heuristic's action (claims already handled by the caller)."""
+    kinds = {a.kind for a in actions}
+    if DRAW in kinds:
+        return choose_deck(obs, actions)
+    if RETURN in kinds:
+        values = hand_values(obs)
+        return min(actions, key=lambda a: (values.get(a.card, 0.0), a))
+    if DISCARD in kinds:
+        ev = Evaluator(obs)
+
+        def keep(a: Action) -> float:
+            view = ev.flags[a.source]
+            return ev.flag_chance(view, mine=_minus(view.mine, a.card))
+
+        return max(actions, key=lambda a: (keep(a), a))
+    plays = [a for a in actions if a.kind in (PLAY, SCOUT, REDEPLOY, DESERTER, TRAITOR, PASS)]
+    if not plays:
+        return actions[0]
+    return score_plays(obs, plays)[0][1]
+
+
+class HeuristicBot(Bot):
+    """Greedy on the :mod:`evaluate` game value; deterministic given the position
+    (ties go to the engine's action order, so the rng is unused)."""
+
+    name: str = "heuristic"
+
+    def step(self, state: BattleLineState) -> Action:
+        actions = state.legal_actions()
+        if len(actions) == 1:
+            return actions[0]
+        for a in actions:
+            if a.kind == CLAIM:
+                return a
+        return choose(observe(state, state.current_player()), actions)
