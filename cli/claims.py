@@ -17,6 +17,8 @@ from battlejudge.cli.common import (
     EXIT_OK,
     EXIT_UNDECIDED,
     emit_json,
+    log_options,
+    open_log,
     stderr_is_tty,
 )
 from battlejudge.proofs.battleline import save_certificate, verify_file
@@ -112,19 +114,7 @@ def _print_claim(p: bl.ProvedClaim, verified: bool, certificate: str | None) -> 
     default=None,
     help="Give up after this many solver conflicts (exit 3, no verdict).",
 )
-@click.option(
-    "--log",
-    "log_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Append the decided claim to this proof log.",
-)
-@click.option(
-    "--key",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    help="Sign the log record with this private key (battlejudge keys new).",
-)
+@log_options("the decided claim")
 def claim(
     position: str | None,
     flag: int | None,
@@ -182,9 +172,9 @@ def claim(
     verified = bl.verify(p)
     if certificate:
         save_certificate(p.certificate, certificate)
-    if log_path is not None:
-        from battlejudge.proofs.keys import load_private_key
-        from battlejudge.proofs.log import ProofLog, append_proved
+    proof_log = open_log(log_path, key)
+    if proof_log is not None:
+        from battlejudge.proofs.log import append_proved
 
         context: dict[str, Any] = {}
         if position is not None and flag is not None:
@@ -194,10 +184,8 @@ def claim(
                 "player": player,
                 "flag": flag,
             }
-        with ProofLog(log_path, load_private_key(key) if key else None) as proof_log:
+        with proof_log:
             append_proved(proof_log, p, **context)
-    elif key is not None:
-        raise click.UsageError("--key goes with --log")
     if as_json:
         emit_json(
             {**result_json(p), "verified": verified, "certificate": certificate, "micros": micros}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
 
 import click
 
@@ -54,3 +55,40 @@ def emit_json(obj: Any) -> None:
 
 def stderr_is_tty() -> bool:
     return sys.stderr.isatty()
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def log_options(what: str) -> Callable[[F], F]:
+    """The ``--log LOG`` and ``--key KEY`` options of commands that append to a proof log;
+    ``what`` says what is appended ("the decided claim", "every claim")."""
+
+    def decorate(f: F) -> F:
+        f = click.option(
+            "--key",
+            type=click.Path(exists=True, dir_okay=False),
+            default=None,
+            help="Sign the log records with this private key (battlejudge keys new).",
+        )(f)
+        return click.option(
+            "--log",
+            "log_path",
+            type=click.Path(dir_okay=False),
+            default=None,
+            help=f"Append {what} to this proof log.",
+        )(f)
+
+    return decorate
+
+
+def open_log(path: str | None, key: str | None) -> Any:
+    """The proof log to append to (None without --log); --key alone is a usage error."""
+    if path is None:
+        if key is not None:
+            raise click.UsageError("--key goes with --log")
+        return None
+    from battlejudge.proofs.keys import load_private_key
+    from battlejudge.proofs.log import ProofLog
+
+    return ProofLog(path, load_private_key(key) if key else None)

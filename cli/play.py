@@ -11,7 +11,7 @@ from typing import Any
 import click
 from rich.console import Console
 
-from battlejudge.cli.common import emit_json, stderr_is_tty
+from battlejudge.cli.common import emit_json, log_options, open_log, stderr_is_tty
 from battlejudge.engines.battleline.actions import CLAIM, END_CLAIMS, Action
 from battlejudge.engines.battleline.config import RulesConfig
 from battlejudge.engines.battleline.render import render
@@ -42,17 +42,6 @@ def _bot_factory(budget: float | None) -> Any:
     return make
 
 
-def _open_log(path: str | None, key: str | None) -> Any:
-    if path is None:
-        if key is not None:
-            raise click.UsageError("--key goes with --log")
-        return None
-    from battlejudge.proofs.keys import load_private_key
-    from battlejudge.proofs.log import ProofLog
-
-    return ProofLog(path, load_private_key(key) if key else None)
-
-
 @click.command()
 @click.option("--games", type=click.IntRange(min=1), default=10, show_default=True)
 @click.option(
@@ -69,19 +58,7 @@ def _open_log(path: str | None, key: str | None) -> Any:
     default=None,
     help="Write each game record (.blg) to this folder.",
 )
-@click.option(
-    "--log",
-    "log_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Append every claim to this proof log.",
-)
-@click.option(
-    "--key",
-    type=click.Path(exists=True, dir_okay=False),
-    default=None,
-    help="Sign the log records with this private key (battlejudge keys new).",
-)
+@log_options("every claim")
 @click.option("--budget", type=float, default=None, help="Seconds per move for the search bot.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON line per game.")
 def selfplay(
@@ -99,7 +76,7 @@ def selfplay(
     names = [n.strip() for n in bot_names.split(",")]
     if len(names) != 2 or not all(names):
         raise InputError(f"--bots needs two names separated by a comma, got {bot_names!r}")
-    log = _open_log(log_path, key)
+    log = open_log(log_path, key)
     make = _bot_factory(budget)
     make(names[0], 0), make(names[1], 0)  # bad names fail before any game is played
     runs = run_selfplay(
@@ -195,7 +172,7 @@ def play(
     bot = _bot_factory(budget)(bot_name, seed + 1)
     human = PLAYERS.index(seat)
     state = new_game(RulesConfig(True, claim_timing, theme), first=0)  # type: ignore[arg-type]
-    state.log = _open_log(log_path, None)
+    state.log = open_log(log_path, None)
     state.game_id = f"play-{seed}"
     rng = random.Random(seed)
     console = Console(highlight=False)
