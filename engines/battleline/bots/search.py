@@ -111,6 +111,7 @@ class SearchBot(Bot):
         self.last = SearchStats()
 
     def step(self, state: BattleLineState) -> Action:
+        start = time.perf_counter()
         actions = state.legal_actions()
         if len(actions) == 1:
             return actions[0]
@@ -124,12 +125,15 @@ class SearchBot(Bot):
         cands = [a for _, a in ranked[: self.candidates]]
         if len(cands) == 1:
             return cands[0]
-        return self.search(obs, cands)
+        return self.search(obs, cands, start)
 
-    def search(self, obs: Observation, cands: list[Action]) -> Action:
+    def search(self, obs: Observation, cands: list[Action], start: float | None = None) -> Action:
         """The candidate with the best mean value over shared deals (see the module);
-        ties go to the earlier candidate (the heuristic's order)."""
-        start = time.perf_counter()
+        ties go to the earlier candidate (the heuristic's order). With a time budget,
+        the clock runs from ``start`` (default: now), and no deal is begun that the
+        average deal so far says would end after the budget (one deal always runs)."""
+        start = time.perf_counter() if start is None else start
+        t0 = time.perf_counter()
         me = obs.player
         template = Sim.template(obs)
         alive = list(range(len(cands)))
@@ -140,8 +144,11 @@ class SearchBot(Bot):
             if self.iterations is not None:
                 if n >= self.iterations:
                     break
-            elif deals >= 1 and time.perf_counter() - start >= (self.budget_s or 0.0):
-                break
+            elif deals >= 1:
+                now = time.perf_counter()
+                per_deal = (now - t0) / deals
+                if now + per_deal - start > (self.budget_s or 0.0):
+                    break
             det = obs.determinize(self.rng)
             deal = template.dealt(me, obs.hand, det)
             seed = self.rng.getrandbits(64)
