@@ -18,9 +18,35 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from battlejudge.cli import battleline, bench, bots, claims, demo, guide, logs, play
+    from battlejudge.cli import (
+        battleline,
+        battleplan,
+        bench,
+        bots,
+        claims,
+        demo,
+        force_duel,
+        guide,
+        lines_of_battle,
+        logs,
+        play,
+        referee,
+    )
 
-    groups = (claims, battleline, demo, bench, guide, logs, bots, play)
+    groups = (
+        claims,
+        battleline,
+        demo,
+        bench,
+        guide,
+        logs,
+        bots,
+        play,
+        referee,
+        battleplan,
+        lines_of_battle,
+        force_duel,
+    )
     for command in (c for g in groups for c in g.COMMANDS):
         cli.add_command(command)
 

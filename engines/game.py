@@ -71,6 +71,21 @@ class GameState(ABC, Generic[A]):
         """A sentence saying why ``action`` is not legal here (games refine it)."""
         return f"{action} is not a legal action here"
 
+    def action_to_string(self, action: A) -> str:
+        """The action in the game's record notation (canonical; :meth:`parse_action`
+        reads it back in the same state). Games refine it; the default is ``str``."""
+        return str(action)
+
+    def parse_action(self, text: str) -> A:
+        """The legal action whose notation is ``text`` (case and spacing are ignored);
+        raise :class:`IllegalActionError` naming ``text`` when no legal action has it.
+        Games with a lenient parser of their own refine it."""
+        wanted = _normal(text)
+        for action in self.legal_actions():
+            if _normal(self.action_to_string(action)) == wanted:
+                return action
+        raise IllegalActionError(f"{text.strip()!r} is not a legal action here")
+
     def is_terminal(self) -> bool:
         return self.current_player() == TERMINAL
 
@@ -93,6 +108,10 @@ class GameState(ABC, Generic[A]):
     @abstractmethod
     def serialize(self) -> str:
         """Text from which :meth:`deserialize` rebuilds an equal state."""
+
+
+def _normal(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 def sample_chance(state: GameState[A], rng: random.Random) -> A:

@@ -1,0 +1,7 @@
+"""Commands of force_duel (being written)."""
+
+from __future__ import annotations
+
+import click
+
+COMMANDS: tuple[click.Command, ...] = ()

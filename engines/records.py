@@ -1,0 +1,201 @@
+"""Game records for the games of :mod:`battlejudge.engines.games`, and their replay.
+
+A record is text: a few header lines, then one line per action, chance included, in
+the game's own notation (:meth:`GameState.action_to_string`), so a record replays
+exactly without any seed::
+
+    # battlejudge game record
+    [Game "battleplan"]
+    [Seed "7"]
+    [Option variant "commander"]
+    [Seat p1 "random"]
+    [Seat p2 "greedy"]
+    [Result "p1"]
+    chance: token C4
+    p1: place rook A1
+
+``[Result]`` is the winner's seat, ``draw``, or ``unfinished``. Blank lines and lines
+starting with ``#`` are ignored; an action line may end in a ``# comment``. ``[Seed]``,
+``[Seat]`` and ``[Result]`` are optional; replay checks ``[Result]`` when given.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from battlejudge.engines.game import CHANCE, TERMINAL, GameState, IllegalActionError
+from battlejudge.engines.games import GameInfo, get_game
+from battlejudge.solver.errors import InputError
+
+MAGIC = "# battlejudge game record"
+CHANCE_SEAT = "chance"
+_HEADER = re.compile(r'^\[(\w+)(?:\s+([\w.-]+))?\s+"((?:[^"\\]|\\.)*)"\]\s*$')
+_MOVE = re.compile(r"^([\w-]+)\s*:\s*(.*?)\s*(?:#.*)?$")
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _unquote(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+@dataclass
+class Move:
+    """One action line: who acted (a seat or ``chance``), the notation, its line."""
+
+    seat: str
+    text: str
+    line: int = 0
+
+
+@dataclass
+class GameRecord:
+    """A whole game (or its start) of a registered game."""
+
+    game: str
+    options: dict[str, str] = field(default_factory=dict)
+    moves: list[Move] = field(default_factory=list)
+    seed: int | None = None
+    bots: dict[str, str] = field(default_factory=dict)
+    """Seat -> the name of who played it."""
+    result: str | None = None
+
+    def dumps(self) -> str:
+        """The canonical text (``loads(r.dumps()) == r`` up to line numbers)."""
+        out = [MAGIC, f"[Game {_quote(self.game)}]"]
+        if self.seed is not None:
+            out.append(f"[Seed {_quote(str(self.seed))}]")
+        out += [f"[Option {k} {_quote(v)}]" for k, v in self.options.items()]
+        out += [f"[Seat {k} {_quote(v)}]" for k, v in self.bots.items()]
+        if self.result is not None:
+            out.append(f"[Result {_quote(self.result)}]")
+        out += [f"{m.seat}: {m.text}" for m in self.moves]
+        return "\n".join(out) + "\n"
+
+    @classmethod
+    def loads(cls, text: str) -> GameRecord:
+        """Parse a record; :class:`InputError` names the line that is malformed."""
+        game: str | None = None
+        rec = cls(game="")
+        for number, raw in enumerate(text.splitlines(), start=1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            if line.startswith("["):
+                m = _HEADER.match(line)
+                if m is None:
+                    raise InputError(f"line {number}: malformed header {line!r}")
+                tag, key, value = m.group(1), m.group(2), _unquote(m.group(3))
+                if tag == "Game":
+                    game = value
+                elif tag == "Seed":
+                    try:
+                        rec.seed = int(value)
+                    except ValueError:
+                        raise InputError(f"line {number}: seed {value!r} is not a number") from None
+                elif tag == "Option" and key:
+                    rec.options[key] = value
+                elif tag == "Seat" and key:
+                    rec.bots[key] = value
+                elif tag == "Result":
+                    rec.result = value
+                else:
+                    raise InputError(f"line {number}: unknown header {line!r}")
+                continue
+            m = _MOVE.match(line)
+            if m is None or not m.group(2):
+                raise InputError(f"line {number}: expected 'SEAT: ACTION', got {line!r}")
+            rec.moves.append(Move(m.group(1), m.group(2), number))
+        if game is None:
+            raise InputError('not a game record: no [Game "..."] header')
+        rec.game = game
+        return rec
+
+
+def is_generic_record(text: str) -> bool:
+    """Whether ``text`` looks like a record of this module (not a ``.blg``)."""
+    head = text.lstrip()
+    return head.startswith(MAGIC) or head.startswith("[Game ")
+
+
+def seat_of(game: GameInfo, player: int) -> str:
+    return CHANCE_SEAT if player == CHANCE else game.seats[player]
+
+
+def result_of(game: GameInfo, state: GameState[Any]) -> str:
+    """The winner's seat, ``draw``, or ``unfinished``."""
+    if not state.is_terminal():
+        return "unfinished"
+    returns = state.returns()
+    best = max(returns)
+    winners = [i for i, r in enumerate(returns) if r == best]
+    return game.seats[winners[0]] if len(winners) == 1 else "draw"
+
+
+@dataclass
+class Problem:
+    """Where a record stops being a legal game."""
+
+    line: int
+    step: int
+    kind: str
+    """``wrong-player``, ``illegal-action`` or ``wrong-result``."""
+    detail: str
+
+
+@dataclass
+class ReplayReport:
+    state: GameState[Any]
+    steps: int
+    problem: Problem | None
+
+    @property
+    def sound(self) -> bool:
+        return self.problem is None
+
+
+def replay(rec: GameRecord, upto: int | None = None) -> ReplayReport:
+    """Replay ``rec`` from the start, checking every action (at most ``upto`` actions).
+
+    Raises :class:`InputError` for an unknown game or option (bad input); a record that
+    breaks the rules is reported as a :class:`Problem`, the state left before it."""
+    game = get_game(rec.game)
+    game.check_options(rec.options)
+    state = game.new_game(rec.options)
+    for step, move in enumerate(rec.moves):
+        if upto is not None and step >= upto:
+            return ReplayReport(state, step, None)
+        player = state.current_player()
+        if player == TERMINAL:
+            return ReplayReport(
+                state, step, Problem(move.line, step, "illegal-action", "the game is already over")
+            )
+        expected = seat_of(game, player)
+        if move.seat != expected:
+            return ReplayReport(
+                state,
+                step,
+                Problem(move.line, step, "wrong-player", f"{expected} is to act, not {move.seat}"),
+            )
+        try:
+            action = state.parse_action(move.text)
+        except (IllegalActionError, InputError) as e:
+            return ReplayReport(state, step, Problem(move.line, step, "illegal-action", str(e)))
+        state.apply_action(action)
+    steps = len(rec.moves)
+    if rec.result is not None and upto is None:
+        actual = result_of(game, state)
+        if actual != rec.result:
+            last = rec.moves[-1].line if rec.moves else 0
+            return ReplayReport(
+                state,
+                steps,
+                Problem(
+                    last, steps, "wrong-result", f"the record says {rec.result}, the game {actual}"
+                ),
+            )
+    return ReplayReport(state, steps, None)
