@@ -9,13 +9,16 @@ from typing import Any
 import click
 from rich.console import Console
 
+from battlejudge.cli import games as generic
 from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json
 from battlejudge.engines.battleline import position as positions
 from battlejudge.engines.battleline.record import GameRecord
 from battlejudge.engines.battleline.record import replay as replay_record
 from battlejudge.engines.battleline.render import render
 from battlejudge.engines.battleline.state import PLAYERS, BattleLineState
+from battlejudge.engines.records import is_generic_record
 from battlejudge.proofs.battleline.certificate import CertificateFile
+from battlejudge.solver.errors import InputError
 
 
 def read_record(path: str) -> GameRecord:
@@ -24,6 +27,16 @@ def read_record(path: str) -> GameRecord:
         with click.open_file("-", encoding="utf-8") as stdin:
             return GameRecord.loads(stdin.read())
     return GameRecord.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def generic_record(path: str) -> str | None:
+    """The text of a record of another game (not a .blg), else None."""
+    from battlejudge.engines.records import is_generic_record
+
+    if path.endswith(".blg"):
+        return None
+    text = generic.read_text(path)
+    return text if is_generic_record(text) else None
 
 
 def is_record(path: str) -> bool:
@@ -38,12 +51,21 @@ def is_record(path: str) -> bool:
 @click.option("--json", "as_json", is_flag=True)
 def replay(record: str, as_json: bool) -> None:
     """Replay a game RECORD (.blg, or - for stdin), re-adjudicating every claim with a
-    fresh proof.
+    fresh proof. Records of the other games (.bpg, .lbg, .fdg) replay every action.
 
     Exit 0 if the record is sound, 1 at the first illegal move or unjustified claim
     (named with its turn and line), 2 if it cannot be parsed.
     """
-    rec = read_record(record)
+    if record == "-":
+        text = generic.read_text("-")
+        if is_generic_record(text):
+            generic.replay_record(text, as_json)
+        rec = GameRecord.loads(text)
+    else:
+        other = generic_record(record)
+        if other is not None:
+            generic.replay_record(other, as_json)
+        rec = read_record(record)
     report = replay_record(rec)
     state = report.state
     result = {0: "north", 1: "south", 2: "draw"}.get(state.winner) if state.is_terminal() else None
@@ -89,11 +111,18 @@ def replay(record: str, as_json: bool) -> None:
     help="For a record: the table at the start of this turn.",
 )
 @click.option(
-    "--player", type=click.Choice(PLAYERS), default=None, help="Show only what this player may see."
+    "--player",
+    default=None,
+    help="Show only what this player may see (north, south; other games: their seats).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the table as a position file.")
 def show(file: str, turn: int | None, player: str | None, as_json: bool) -> None:
-    """Draw the table of a POSITION.json or of a GAME record (at ``--turn N``)."""
+    """Draw the table of a POSITION.json or of a GAME record (at ``--turn N``; for the
+    other games' records, after N actions)."""
+    other = generic_record(file)
+    if other is not None:
+        generic.show_record(other, turn, player, as_json)
+        return
     state: BattleLineState
     if is_record(file):
         report = replay_record(read_record(file), upto_turn=turn)
@@ -109,6 +138,8 @@ def show(file: str, turn: int | None, player: str | None, as_json: bool) -> None
         if turn is not None:
             raise click.UsageError("--turn goes with a game record, not a position")
         state = positions.read_state(file)
+    if player is not None and player not in PLAYERS:
+        raise InputError(f"Battle Line has no player {player!r} (north, south)")
     viewer = None if player is None else PLAYERS.index(player)
     if as_json:
         pos = positions.from_state(state, hidden=viewer is not None)

@@ -8,9 +8,15 @@ from contextlib import contextmanager
 
 import click
 
+from battlejudge.cli import games as generic
 from battlejudge.cli.common import emit_json, fail, stderr_is_tty
 from battlejudge.engines.battleline.bots import BotLike, make_bot
-from battlejudge.engines.battleline.bots.tournament import GameSpec, run_tournament, schedule
+from battlejudge.engines.battleline.bots.tournament import (
+    GameSpec,
+    PairResult,
+    run_tournament,
+    schedule,
+)
 from battlejudge.solver.errors import InputError
 
 
@@ -35,10 +41,10 @@ def _progress(total: int) -> Iterator[Callable[[GameSpec], None] | None]:
 @click.option(
     "--bots",
     "bots_text",
-    default="random,heuristic,search",
-    show_default=True,
-    help="Comma-separated bots: random, heuristic, search, or a module:Class of your own "
-    "(its constructor takes seed=).",
+    default=None,
+    help="Comma-separated bots: random, heuristic, search (the default: all three), or a "
+    "module:Class of your own (its constructor takes seed=). Other games: their bots "
+    "(default all).",
 )
 @click.option("--games", default=10, show_default=True, type=int, help="Games per pair of bots.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Tournament seed.")
@@ -56,13 +62,17 @@ def _progress(total: int) -> Iterator[Callable[[GameSpec], None] | None]:
     help="The search bot's evaluations per move instead of --budget (exactly reproducible).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@generic.game_options
 def tournament(
-    bots_text: str,
+    bots_text: str | None,
     games: int,
     seed: int,
     budget: float,
     iterations: int | None,
     as_json: bool,
+    game: str,
+    option_pairs: tuple[str, ...],
+    cards: str | None,
 ) -> None:
     """Play a round robin between bots and print each pair's win rate with its 95%
     confidence interval (Wilson score).
@@ -73,11 +83,27 @@ def tournament(
     Everything replays from the seed, except that the search bot's moves depend on the
     machine's speed under --budget; use --iterations for exact replays.
 
+    Other games (--game): the same round robin with their own bots; seat 0 (p1) and
+    seat 1 swap every other game on the same chance seed.
+
     Exit 0 done, 2 bad input (unknown bot, --games < 1, --budget <= 0).
     """
-    names = _bot_list(bots_text)
     if games < 1:
         fail(f"--games must be at least 1, got {games}")
+    if game != generic.BATTLE_LINE:
+        generic.battle_line_only(game, iterations=iterations)
+        info, options = generic.resolve(game, option_pairs, cards)
+        names = generic.split_bots(bots_text or ",".join(info.bots), info, 2)
+        _report(
+            generic.tournament(info, options, names, games, seed, as_json),
+            names,
+            as_json,
+            f"tournament: {info.title}, {len(names)} bots, {games} games per pair, seed {seed}",
+        )
+        return
+    if option_pairs or cards:
+        fail("Battle Line takes no -o/--cards options")
+    names = _bot_list(bots_text or "random,heuristic,search")
     if budget <= 0:
         fail(f"--budget must be more than 0 seconds, got {budget}")
     if iterations is not None and iterations < 1:
@@ -96,9 +122,6 @@ def tournament(
     total = len(schedule(names, games, seed))
     with _progress(total) as progress:
         pairs = run_tournament(names, games, seed, make=make, progress=progress)
-    if as_json:
-        emit_json({"pairs": [p.to_json() for p in pairs]})
-        return
     search = (
         ""
         if "search" not in names
@@ -108,7 +131,19 @@ def tournament(
             else f", search {budget:g} s/move"
         )
     )
-    click.echo(f"tournament: {len(names)} bots, {games} games per pair, seed {seed}{search}")
+    _report(
+        pairs,
+        names,
+        as_json,
+        f"tournament: {len(names)} bots, {games} games per pair, seed {seed}{search}",
+    )
+
+
+def _report(pairs: list[PairResult], names: list[str], as_json: bool, title: str) -> None:
+    if as_json:
+        emit_json({"pairs": [p.to_json() for p in pairs]})
+        return
+    click.echo(title)
     width = max(len(n) for n in names)
     for p in pairs:
         lo, hi = p.ci95

@@ -11,6 +11,7 @@ from typing import Any
 import click
 from rich.console import Console
 
+from battlejudge.cli import games as generic
 from battlejudge.cli.common import emit_json, log_options, open_log, stderr_is_tty
 from battlejudge.engines.battleline.actions import CLAIM, END_CLAIMS, Action
 from battlejudge.engines.battleline.config import RulesConfig
@@ -61,6 +62,7 @@ def _bot_factory(budget: float | None) -> Any:
 @log_options("every claim")
 @click.option("--budget", type=float, default=None, help="Seconds per move for the search bot.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON line per game.")
+@generic.game_options
 def selfplay(
     games: int,
     bot_names: str,
@@ -70,9 +72,24 @@ def selfplay(
     key: str | None,
     budget: float | None,
     as_json: bool,
+    game: str,
+    option_pairs: tuple[str, ...],
+    cards: str | None,
 ) -> None:
-    """Bots play GAMES games; every claim is certified (and logged with --log), every game
-    recorded (with --out). The result is reproducible from the seed."""
+    """Bots play --games games, every game recorded (with --out); reproducible from the
+    seed. Battle Line: every claim is certified (and logged with --log). Other games
+    (--game): the two bots swap seats every game."""
+    if game != generic.BATTLE_LINE:
+        generic.battle_line_only(game, log=log_path, key=key, budget=budget)
+        info, options = generic.resolve(game, option_pairs, cards)
+        names = generic.split_bots(bot_names, info, 2)
+        if len(names) != 2:
+            raise InputError(f"--bots needs two names separated by a comma, got {bot_names!r}")
+        generic.selfplay(info, options, names, games, seed, out, as_json)
+        return
+    generic.battle_line_only(game)
+    if option_pairs or cards:
+        raise click.UsageError("Battle Line takes no -o/--cards options")
     names = [n.strip() for n in bot_names.split(",")]
     if len(names) != 2 or not all(names):
         raise InputError(f"--bots needs two names separated by a comma, got {bot_names!r}")
@@ -137,18 +154,25 @@ HELP = """Type an action in record notation, for example:
 @click.option(
     "--bot",
     "bot_name",
-    default="heuristic",
-    show_default=True,
-    help="The opponent: random, heuristic, search, or module:Class.",
+    default=None,
+    help="The opponent: random, heuristic (the default), search, or module:Class; other "
+    "games: their bots (default the strongest).",
 )
-@click.option("--seat", type=click.Choice(PLAYERS), default="north", show_default=True)
+@click.option(
+    "--seat", default=None, help="Your seat: north or south (default north); other games: p1, p2."
+)
 @click.option(
     "--theme",
     type=click.Choice(["battleline", "nine-circles"]),
-    default="battleline",
-    show_default=True,
+    default=None,
+    help="Battle Line's theme (default battleline).",
 )
-@click.option("--claim-timing", type=click.Choice(["standard", "advanced"]), default="standard")
+@click.option(
+    "--claim-timing",
+    type=click.Choice(["standard", "advanced"]),
+    default=None,
+    help="Battle Line's claim timing (default standard).",
+)
 @click.option("--seed", type=int, default=None, help="Seed for the deal and the bot.")
 @click.option("--budget", type=float, default=None, help="Seconds per move for the search bot.")
 @click.option(
@@ -158,17 +182,37 @@ HELP = """Type an action in record notation, for example:
     default=None,
     help="Append every claim to this proof log.",
 )
+@generic.game_options
 def play(
-    bot_name: str,
-    seat: str,
-    theme: str,
-    claim_timing: str,
+    bot_name: str | None,
+    seat: str | None,
+    theme: str | None,
+    claim_timing: str | None,
     seed: int | None,
     budget: float | None,
     log_path: str | None,
+    game: str,
+    option_pairs: tuple[str, ...],
+    cards: str | None,
 ) -> None:
-    """Play Battle Line against a bot in the terminal."""
+    """Play a game against a bot in the terminal (Battle Line unless --game)."""
     seed = random.randrange(1 << 30) if seed is None else seed
+    if game != generic.BATTLE_LINE:
+        generic.battle_line_only(
+            game, theme=theme, claim_timing=claim_timing, budget=budget, log=log_path
+        )
+        info, options = generic.resolve(game, option_pairs, cards)
+        bot = bot_name or list(info.bots)[-1]
+        generic.play_human(info, options, bot, seat or info.seats[0], seed)
+        return
+    if option_pairs or cards:
+        raise click.UsageError("Battle Line takes no -o/--cards options")
+    seat = seat or "north"
+    if seat not in PLAYERS:
+        raise InputError(f"Battle Line has no seat {seat!r} (seats: north, south)")
+    bot_name = bot_name or "heuristic"
+    theme = theme or "battleline"
+    claim_timing = claim_timing or "standard"
     bot = _bot_factory(budget)(bot_name, seed + 1)
     human = PLAYERS.index(seat)
     state = new_game(RulesConfig(True, claim_timing, theme), first=0)  # type: ignore[arg-type]

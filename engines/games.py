@@ -88,6 +88,13 @@ BATTLE_LINE = "battleline"
 """Battle Line (and its Nine Circles theme) keep their own commands and records."""
 
 
+def register_game(name: str, module: str) -> None:
+    """Make ``get_game(name)`` load ``GAME`` from ``module`` (for games of your own)."""
+    if name == BATTLE_LINE:
+        raise InputError(f"{name!r} is taken by Battle Line")
+    _MODULES[name] = module
+
+
 def game_names() -> list[str]:
     """Every game name the commands accept, Battle Line first."""
     return [BATTLE_LINE, *_MODULES]
