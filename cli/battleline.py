@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -77,14 +78,7 @@ def replay(record: str, as_json: bool) -> None:
                 "turns": len(rec.turns),
                 "claims": report.claims,
                 "result": result,
-                "problem": None
-                if problem is None
-                else {
-                    "turn": problem.turn,
-                    "line": problem.line,
-                    "kind": problem.kind,
-                    "detail": problem.detail,
-                },
+                "problem": None if problem is None else dataclasses.asdict(problem),
             }
         )
     elif problem is None:

@@ -4,6 +4,7 @@ keeps its own record format and certified claims)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import sys
 from collections.abc import Callable, Iterator
@@ -198,14 +199,7 @@ def replay_record(text: str, as_json: bool) -> None:
                 "sound": report.sound,
                 "actions": report.steps,
                 "result": result,
-                "problem": None
-                if problem is None
-                else {
-                    "line": problem.line,
-                    "step": problem.step,
-                    "kind": problem.kind,
-                    "detail": problem.detail,
-                },
+                "problem": None if problem is None else dataclasses.asdict(problem),
             }
         )
     elif problem is None:
