@@ -197,3 +197,249 @@ def bench_audit(n_claims: int, seed: int, no_deep: bool, as_json: bool) -> None:
     click.echo(
         f"  target <= 30 s per 1,000 records with the DRAT check: {'met' if ok else 'MISSED'}"
     )
+
+
+# -- bench serve --------------------------------------------------------------------------
+def _serve_suite(seed: int, count: int) -> list[dict[str, object]]:
+    """Flag questions for the service benchmark: a third hard valid claims (the claim
+    benchmark's suite), the rest random tables (valid and invalid claims)."""
+    import random
+
+    from battlejudge.solver import battleline as bl
+    from battlejudge.solver.battleline.bench import hard_suite
+
+    hard = count // 3
+    out = [q.to_json() for _, q in hard_suite(seed, hard)]
+    rng = random.Random(seed)
+    while len(out) < count:
+        cards = [str(bl.Card(t)) for t in rng.sample(range(60), 26)]
+        n_theirs = rng.randint(0, 3)
+        q: dict[str, object] = {
+            "mine": cards[:3],
+            "theirs": cards[3 : 3 + n_theirs],
+            "seen": cards[6 : 6 + rng.randint(0, 20)],
+        }
+        if n_theirs == 3:
+            q["completed_first"] = rng.choice(["mine", "theirs"])
+        out.append(bl.ClaimQuestion.from_json(q).to_json())
+    return out
+
+
+_MALFORMED: tuple[bytes, ...] = (
+    b'{"mine": ["R4", "R5", "R3"',  # not JSON
+    b'{"mine": ["R4", "R5", "R11"], "theirs": [], "seen": []}',  # unknown card
+    b'{"mine": ["R4", "R5"], "theirs": [], "seen": []}',  # incomplete formation
+    b'{"mine": ["R4", "R5", "R3"], "theirs": ["R4"], "seen": []}',  # a card twice
+    b'["R4", "R5", "R3"]',  # not an object
+)
+
+
+def _load_generator(
+    port: int, bodies: list[bytes], clients: int, warmup: int, conn: object
+) -> None:
+    """The load generator (run in its own process): ``clients`` keep-alive HTTP/1.1
+    connections send ``bodies`` in order as fast as answers come back; sends back
+    ``(wall seconds, [(index, status, latency s, body bytes)])`` after the warm-up."""
+    import asyncio
+    import time
+
+    async def client(queue: asyncio.Queue[int], out: list[tuple[int, int, float, bytes]]) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            while not queue.empty():
+                i = queue.get_nowait()
+                body = bodies[i]
+                head = (
+                    f"POST /v1/claims HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+                ).encode()
+                start = time.perf_counter()
+                writer.write(head + body)
+                await writer.drain()
+                status = int((await reader.readline()).split()[1])
+                length = 0
+                while True:
+                    line = await reader.readline()
+                    if line in (b"\r\n", b""):
+                        break
+                    name, _, value = line.decode("latin-1").partition(":")
+                    if name.strip().lower() == "content-length":
+                        length = int(value)
+                payload = await reader.readexactly(length)
+                out.append((i, status, time.perf_counter() - start, payload))
+        finally:
+            writer.close()
+
+    async def phase(indexes: range) -> tuple[float, list[tuple[int, int, float, bytes]]]:
+        queue: asyncio.Queue[int] = asyncio.Queue()
+        for i in indexes:
+            queue.put_nowait(i)
+        out: list[tuple[int, int, float, bytes]] = []
+        start = time.perf_counter()
+        await asyncio.gather(*(client(queue, out) for _ in range(clients)))
+        return time.perf_counter() - start, out
+
+    async def main() -> tuple[float, list[tuple[int, int, float, bytes]]]:
+        await phase(range(warmup))
+        return await phase(range(warmup, len(bodies)))
+
+    conn.send(asyncio.run(main()))  # type: ignore[attr-defined]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+@bench.command("serve")
+@click.option("--requests", "n_requests", default=3000, show_default=True, type=click.IntRange(10))
+@click.option("--clients", default=16, show_default=True, type=click.IntRange(min=1))
+@click.option("--workers", default=2, show_default=True, type=click.IntRange(min=1))
+@click.option("--seed", default=1, show_default=True)
+@click.option(
+    "--malformed",
+    default=0.1,
+    show_default=True,
+    type=click.FloatRange(0.0, 0.9),
+    help="Share of malformed requests in the second run.",
+)
+@click.option("--json", "as_json", is_flag=True)
+def bench_serve(
+    n_requests: int, clients: int, workers: int, seed: int, malformed: float, as_json: bool
+) -> None:
+    """Certified claims over HTTP: `battlejudge serve` on loopback, a load generator in a
+    separate process with CLIENTS concurrent keep-alive connections; claims/s and p50/p99
+    latency, first with good requests only, then with a share of malformed ones (every
+    answer checked against the in-process verdict), against the baseline of proving and
+    verifying the same questions in one process without HTTP."""
+    import json
+    import multiprocessing
+    import random
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from battlejudge.solver import battleline as bl
+
+    suite = _serve_suite(seed, 150)
+    questions = [bl.ClaimQuestion.from_json(q) for q in suite]
+    # Baseline: the same work in this process, no HTTP (prove + verify, warm cache).
+    for q in questions:
+        bl.verify(bl.prove(q))
+    start = time.perf_counter()
+    expected = []
+    for q in questions:
+        p = bl.prove(q)
+        bl.verify(p)
+        expected.append((p.verdict, [str(c) for c in p.blocking]))
+    baseline = len(questions) / (time.perf_counter() - start)
+
+    port = _free_port()
+    server = subprocess.Popen(
+        [
+            *(sys.executable, "-c", "from battlejudge.cli.main import main; main()", "serve"),
+            *("--port", str(port), "--workers", str(workers)),
+        ],
+        stderr=subprocess.DEVNULL,
+    )
+    runs = []
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise click.ClickException("the server did not start") from None
+                time.sleep(0.1)
+        rng = random.Random(seed)
+        ctx = multiprocessing.get_context("spawn")
+        for share in (0.0, malformed):
+            plan = []
+            for _ in range(n_requests):
+                if rng.random() < share:
+                    plan.append(-1 - rng.randrange(len(_MALFORMED)))
+                else:
+                    plan.append(rng.randrange(len(suite)))
+            bodies = [_MALFORMED[-1 - k] if k < 0 else json.dumps(suite[k]).encode() for k in plan]
+            warmup = min(200, n_requests // 5)
+            here, there = ctx.Pipe()
+            gen = ctx.Process(target=_load_generator, args=(port, bodies, clients, warmup, there))
+            gen.start()
+            wall, answers = here.recv()
+            gen.join()
+            good_lat, bad_ok, wrong = [], 0, 0
+            for i, status, latency, payload in answers:
+                k = plan[i]
+                if k < 0:
+                    bad_ok += status in (400, 422)
+                    continue
+                got = json.loads(payload) if status == 200 else {}
+                right = (got.get("verdict"), got.get("blocking")) == expected[k]
+                wrong += not right
+                good_lat.append(latency)
+            runs.append(
+                {
+                    "malformed_share": share,
+                    "requests": len(answers),
+                    "good": len(good_lat),
+                    "malformed": len(answers) - len(good_lat),
+                    "malformed_rejected": bad_ok,
+                    "wrong_answers": wrong,
+                    "seconds": wall,
+                    "claims_per_s": len(good_lat) / wall,
+                    "p50_ms": _percentile(good_lat, 0.50) * 1e3,
+                    "p99_ms": _percentile(good_lat, 0.99) * 1e3,
+                }
+            )
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    targets = {
+        f"{r['malformed_share']:.0%} malformed: >= 300 claims/s, p99 <= 50 ms, all right": (
+            r["claims_per_s"] >= 300 and r["p99_ms"] <= 50 and r["wrong_answers"] == 0
+        )
+        for r in runs
+    }
+    if as_json:
+        emit_json(
+            {
+                "clients": clients,
+                "workers": workers,
+                "baseline_claims_per_s": baseline,
+                "runs": runs,
+                "targets": targets,
+            }
+        )
+        return
+    click.echo(
+        f"bench serve: {n_requests} requests per run, {clients} clients, {workers} workers, "
+        f"{len(suite)} distinct questions (seed {seed})"
+    )
+    for r in runs:
+        click.echo(
+            f"  {r['malformed_share']:.0%} malformed: {r['claims_per_s']:.0f} certified claims/s, "
+            f"p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms; {r['wrong_answers']} wrong "
+            f"answers; {r['malformed_rejected']}/{r['malformed']} malformed rejected"
+        )
+        click.echo(
+            f"    ratio vs baseline (prove + verify in one process, no HTTP, same run: "
+            f"{baseline:.0f} claims/s): {r['claims_per_s'] / baseline:.2f}x"
+        )
+    for name, ok in targets.items():
+        click.echo(f"  target {name}: {'met' if ok else 'MISSED'}")

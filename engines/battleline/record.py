@@ -25,6 +25,12 @@ separated by ``|``: ``CARD@FLAG`` plays a troop or a morale or environment tacti
 ``draw troop|tactics CARD`` (the card drawn). Flags are numbered 1-9. A claim written
 before the turn's play is made at the start of the turn. Printing then parsing gives the
 same text; the deal and every drawn card are in the record, so a game replays exactly.
+
+Two extensions for refereed games (:mod:`.referee`): the tag ``[Deck "troops"]`` marks a
+game of the bot protocol, played with the 60 troops only (the tactics deck is out of the
+game; without the tag, or with ``"full"``, the whole deck is used); and a turn line may
+end with a comment in braces, ``5. S: B3@1 | draw troop R7 {violation: ...}``, which
+replay ignores (the referee notes there the replies it had to replace).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from battlejudge.engines.battleline.actions import (
     DECK_NAMES,
     DRAW,
     END_CLAIMS,
+    TACTICS_DECK,
     Action,
 )
 from battlejudge.engines.battleline.cards import Naming, card_name, check_theme, parse_card
@@ -71,10 +78,14 @@ TAG_ORDER = (
     "First",
     "DealNorth",
     "DealSouth",
+    "Deck",
     "Result",
 )
+DECKS = ("full", "troops")
+"""Values of the Deck tag: the whole deck, or the 60 troops of the bot protocol."""
 _TAG_RE = re.compile(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$')
 _TURN_RE = re.compile(r"^(\d+)\.\s+([NS]):\s*(.*)$")
+_COMMENT_RE = re.compile(r"^(.*?)\s*\{([^{}]*)\}$")
 
 
 class RecordError(InputError):
@@ -88,9 +99,12 @@ class Turn:
     tokens: list[str]
     line_number: int = field(default=0, compare=False)
     """Where the turn stood in the file it was read from (for error messages)."""
+    comment: str = ""
+    """A note on the turn (``{...}`` at the end of the line); replay ignores it."""
 
     def line(self) -> str:
-        return f"{self.number}. {'NS'[self.player]}: {' | '.join(self.tokens)}"
+        text = f"{self.number}. {'NS'[self.player]}: {' | '.join(self.tokens)}"
+        return f"{text} {{{self.comment}}}" if self.comment else text
 
 
 @dataclass
@@ -124,16 +138,30 @@ class GameRecord:
             m = _TURN_RE.match(line)
             if not m:
                 raise RecordError(f'line {number}: neither a [Tag "value"] nor a turn: {line!r}')
-            tokens = [t.strip() for t in m.group(3).split("|")] if m.group(3).strip() else []
+            body, comment = m.group(3), ""
+            c = _COMMENT_RE.match(body)
+            if c:
+                body, comment = c.group(1), c.group(2).strip()
+            elif "{" in body or "}" in body:
+                raise RecordError(f"line {number}: a comment must be one {{...}} at the end")
+            tokens = [t.strip() for t in body.split("|")] if body.strip() else []
             if any(not t for t in tokens):
                 raise RecordError(f"line {number}: empty action between '|'")
-            rec.turns.append(Turn(int(m.group(1)), "NS".index(m.group(2)), tokens, number))
+            turn = Turn(int(m.group(1)), "NS".index(m.group(2)), tokens, number, comment)
+            rec.turns.append(turn)
         return rec
 
     # -- setup -----------------------------------------------------------------------
     def config(self) -> RulesConfig:
         theme = check_theme(self.tags.get("Theme", "battleline"))
         return RulesConfig.parse(self.tags.get("Rules", ""), theme)
+
+    def troops_only(self) -> bool:
+        """True for a game of the bot protocol (``[Deck "troops"]``)."""
+        deck = self.tags.get("Deck", "full").lower()
+        if deck not in DECKS:
+            raise RecordError(f"Deck tag must be full or troops, got {deck!r}")
+        return deck == "troops"
 
     def first(self) -> int:
         first = self.tags.get("First", "north").lower()
@@ -161,14 +189,43 @@ def _unescape(value: str) -> str:
     return re.sub(r"\\(.)", r"\1", value)
 
 
+def remove_tactics(state: BattleLineState) -> BattleLineState:
+    """Take the tactics deck out of a game at the deal: the troops-only game of the bot
+    protocol (the GMT rules with troops only; RULINGS.md 12 then lets a player pass only
+    when he has no troop or no open slot). Returns the same state."""
+    if state.history or state.tactics_played != [0, 0]:
+        raise ValueError("the tactics deck can only be removed before the deal")
+    state.unknown[TACTICS_DECK].clear()
+    state.known_top[TACTICS_DECK].clear()
+    state.settle()
+    return state
+
+
+def is_troops_only(state: BattleLineState) -> bool:
+    """Is this a troops-only game (no tactic card anywhere: decks, hands, table, discards)?"""
+    places = [
+        state.unknown[TACTICS_DECK],
+        [c for c, _ in state.known_top[TACTICS_DECK]],
+        *state.hands,
+        *state.discards,
+        [p.card for f in state.flags for side in f.sides for p in side],
+        [p.card for f in state.flags for p in f.environment],
+    ]
+    return not any(c >= 60 for cards in places for c in cards)
+
+
 def record_from_state(state: BattleLineState, tags: dict[str, str] | None = None) -> GameRecord:
-    """The record of a game from its action history (deal, plays, claims, draws)."""
+    """The record of a game from its action history (deal, plays, claims, draws); a
+    troops-only game gets ``[Deck "troops"]``."""
     naming = state.naming
     rec = GameRecord(dict(tags or {}))
     rec.tags.setdefault("Rules", state.config.notation())
     rec.tags.setdefault("Theme", state.config.theme)
     rec.tags.setdefault("First", PLAYERS[state.first])
     replay = BattleLineState(state.config, state.first, certify=False)
+    if is_troops_only(state):
+        rec.tags["Deck"] = "troops"
+        remove_tactics(replay)
     deal: tuple[list[str], list[str]] = ([], [])
     turn: Turn | None = None
     pending_draw: str | None = None
@@ -238,6 +295,8 @@ def replay(
     ``upto_turn`` stops before that turn (for showing a position).
     """
     state = BattleLineState(rec.config(), rec.first())
+    if rec.troops_only():
+        remove_tactics(state)
     north, south = rec.deal()
     order = (north, south) if state.first == NORTH else (south, north)
     for dealt in [*order[0], *order[1]]:
