@@ -280,13 +280,13 @@ def play_human(
         who = state.current_player()
         if who == CHANCE:
             action = sample_chance(state, rng)
-            click.echo(f"chance: {state.action_to_string(action)}")
+            _tell(state, action, human, "chance")
             state.apply_action(action)
             steps += 1
             continue
         if who != human:
             action = bot.step(state)
-            click.echo(f"{info.seats[who]}: {state.action_to_string(action)}")
+            _tell(state, action, human, info.seats[who])
             state.apply_action(action)
             steps += 1
             continue
@@ -318,3 +318,10 @@ def play_human(
     console.print(info.render(state, None))
     result = result_of(info, state)
     click.echo(f"Game over: {'a draw' if result == 'draw' else result + ' wins'}.")
+
+
+def _tell(state: GameState[Any], action: Any, human: int, who: str) -> None:
+    """Echo what the human may know of an action he did not take (hidden ones masked)."""
+    text = state.public_action_string(action, human)
+    if text is not None:
+        click.echo(f"{who}: {text}")

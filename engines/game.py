@@ -76,6 +76,12 @@ class GameState(ABC, Generic[A]):
         reads it back in the same state). Games refine it; the default is ``str``."""
         return str(action)
 
+    def public_action_string(self, action: A, viewer: int) -> str | None:
+        """What ``viewer`` may be told of ``action`` taken in this state (None: nothing).
+        Games with hidden moves (secret commits, shuffles) mask them; the default tells
+        the whole action."""
+        return self.action_to_string(action)
+
     def parse_action(self, text: str) -> A:
         """The legal action whose notation is ``text`` (case and spacing are ignored);
         raise :class:`IllegalActionError` naming ``text`` when no legal action has it.

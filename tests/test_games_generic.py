@@ -208,3 +208,15 @@ def test_bad_input_exits_2_with_one_line(args: list[str], needle: str) -> None:
     assert result.exit_code == 2, result.output
     assert needle in result.output
     assert "Traceback" not in result.output
+
+
+def test_play_does_not_tell_the_human_what_is_hidden_from_him() -> None:
+    # Force Duel: p2's deck order, strategy draws and secret commits are p2's alone.
+    result = CliRunner().invoke(
+        cli, ["play", "--game", "force-duel", "--seat", "p1", "--seed", "3"], input="quit\n"
+    )
+    assert result.exit_code == 0, result.output
+    assert "p1 deck" in result.output  # his own shuffle he sees
+    assert "p2 deck" not in result.output
+    assert "p2 draws a strategy card" in result.output
+    assert "p2 puts a strategy card down" in result.output
