@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+
 import click
 
 from battlejudge.cli.common import EXIT_NO, emit_json
@@ -221,7 +222,9 @@ def threats_cmd(position: str, player: str, time_limit: float, as_json: bool) ->
         return
     click.echo(f"threats to {SEATS[p]} this round (method: cp-sat, not cross-checked)")
     for e, sqs in result.reach.items():
-        click.echo(f"  {piece_label(e)} can reach {len(sqs)} squares: {' '.join(map(square_name, sqs))}")
+        click.echo(
+            f"  {piece_label(e)} can reach {len(sqs)} squares: {' '.join(map(square_name, sqs))}"
+        )
     for g, a in result.exposed.items():
         if a.witness is None:
             click.echo(f"  {piece_label(g)}: safe from enemy attacks this round")
