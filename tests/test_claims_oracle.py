@@ -101,3 +101,21 @@ def test_corrupted_certificates_are_rejected(q: bl.ClaimQuestion, data: st.DataO
     for bad in corruptions:
         with pytest.raises(VerificationError):
             bl.verify(bad)
+
+
+@SETTINGS
+@given(any_questions(), st.lists(any_questions(), max_size=4))
+def test_prove_gives_the_same_certificate_whatever_the_solver_did_before(
+    q: bl.ClaimQuestion, before: list[bl.ClaimQuestion]
+) -> None:
+    # Certificates are compared across machines and audits: the witness and the blocking
+    # set must depend on the question alone, not on a warm solver's history.
+    from battlejudge.solver.battleline.backend import SolverCache
+
+    fresh, warm = SolverCache(), SolverCache()
+    for other in before:
+        bl.decide(other, cache=warm)
+        bl.prove(other, cache=warm)
+    a, b = bl.prove(q, cache=fresh), bl.prove(q, cache=warm)
+    assert a.certificate == b.certificate
+    assert a.witness == b.witness and a.blocking == b.blocking

@@ -233,6 +233,37 @@ def _minimal_blocking(cache: SolverCache, key: EncodingKey, q: ClaimQuestion) ->
     return tuple(kept)
 
 
+def _canonical_witness(q: ClaimQuestion, mine: Formation, cache: SolverCache) -> Witness:
+    """The witness of an invalid claim, the same whatever the solver did before.
+
+    Going through the troops not on the table from the highest card down, each is kept
+    out of the completion when a beating completion without it (and within the choices
+    already made) exists. Every choice rests on a satisfiability answer, never on which
+    model a solver happened to return, so the completion depends on the question alone;
+    a troop absent from the current model needs no solve (that model already answers).
+    """
+    _, key, lits = _setup(q)
+    out = cache.solve(key, lits)
+    assert out.sat and out.model is not None
+    model = out.model
+    current = {lit for lit in model if lit > 0}
+    on_table = q.face_up | q.theirs_troops
+    chosen = list(lits)
+    for t in sorted(set(range(60)) - on_table, reverse=True):
+        v = troop_var(t)
+        if v in current:
+            trial = cache.solve(key, [*chosen, -v])
+            if not trial.sat:
+                chosen.append(v)
+                continue
+            assert trial.model is not None
+            model = trial.model
+            current = {lit for lit in model if lit > 0}
+        chosen.append(-v)
+    _, enc = cache.get(key)
+    return _witness(q, enc, model, mine)
+
+
 def certificate_units(q: ClaimQuestion, blocking: Sequence[Card]) -> list[int]:
     """The unit clauses a certificate adds: the opponent's troops in, the blocking set out."""
     return table_literals(q.theirs_troops, (c.code for c in blocking))
@@ -256,12 +287,10 @@ def prove(
         raise UndecidedError(f"no verdict within {conflict_limit} conflicts for {q!r}")
     version = solver_version()
     if d.witness is not None:
-        # The witness of a fresh solver: a warm one's depends on its history, and the
-        # same question should always get the same certificate.
-        fresh = SolverCache(size=1)
-        d = decide(q, cache=fresh)
-        fresh.clear()
-        assert d.witness is not None
+        # A warm solver's model depends on its history; the same question should always
+        # get the same certificate, so the witness is made canonical.
+        witness = _canonical_witness(q, d.mine, cache)
+        d = Decision(q, "invalid", d.mine, witness)
         cert = Certificate(
             q,
             "invalid",

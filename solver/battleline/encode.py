@@ -31,6 +31,7 @@ completion beats the claimant" (Rules: Formations, Flags; RULINGS.md 1, 2, 7, 8)
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -178,8 +179,10 @@ def _beats(total: int, key: EncodingKey) -> bool:
     return total > key.total or (key.ties_lost and total == key.total)
 
 
+@functools.lru_cache(maxsize=256)
 def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encoding:
-    """Build the formula for one key. Deterministic: the same arguments give the same clauses.
+    """Build the formula for one key. Deterministic: the same arguments give the same clauses
+    (so the last 256 are kept: proving and verifying a certificate build the same one).
 
     ``fixed`` names troops known to be in the opponent's formation (a certificate adds them
     as unit clauses): terms they contradict are left out (a Wedge of another color, a run
