@@ -191,18 +191,26 @@ def serve(
 
     import uvicorn
 
-    from battlejudge.engines.battleline.service import ENV_CONFIG, ServiceConfig, create_app
+    from battlejudge.engines.battleline.service import (
+        ENV_CONFIG,
+        ServiceConfig,
+        can_reuse_port,
+        create_app,
+        serve_workers,
+    )
 
     if key is not None and log_path is None:
         raise click.UsageError("--key goes with --log")
     if log_path is not None:
         open_log(log_path, key).close()  # a bad path or key is bad input now, not in a worker
-    config = ServiceConfig(time_limit, conflict_limit, log_path, key)
+    config = ServiceConfig(time_limit, conflict_limit, log_path, key, dedicated=True)
     click.echo(f"battlejudge serve: http://{host}:{port} (docs at /docs)", err=True)
     if workers == 1:
         uvicorn.run(
             create_app(config), host=host, port=port, access_log=access_log, log_level="warning"
         )
+    elif can_reuse_port():
+        serve_workers(config, host, port, workers, access_log)
     else:
         os.environ[ENV_CONFIG] = config.to_env()
         uvicorn.run(
