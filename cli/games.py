@@ -115,7 +115,7 @@ def selfplay(
     folder = None if out is None else Path(out)
     if folder is not None:
         folder.mkdir(parents=True, exist_ok=True)
-    wins = dict.fromkeys(names, 0)
+    wins = [0, 0]  # by position in ``names`` (the two bots may have one name)
     draws = 0
     with _progress(games, "selfplay", stderr_is_tty() and not as_json) as tick:
         for i in range(games):
@@ -125,8 +125,9 @@ def selfplay(
             _, rec = play_game(info, bots, gs, options)
             winner = rec.result
             seat_names = dict(zip(info.seats, order, strict=True))
-            if winner in seat_names:
-                wins[seat_names[winner]] += 1
+            if winner in info.seats:
+                seat = info.seats.index(winner)
+                wins[seat if i % 2 == 0 else 1 - seat] += 1
             else:
                 draws += 1
             path = None
@@ -147,7 +148,7 @@ def selfplay(
                 )
             tick()
     if not as_json:
-        tally = ", ".join(f"{n} won {wins[n]}" for n in names)
+        tally = ", ".join(f"{n} won {w}" for n, w in zip(names, wins, strict=True))
         click.echo(
             f"{games} {info.title} games: {tally}, {draws} drawn"
             + (f"; records in {out}" if out else "")

@@ -220,3 +220,17 @@ def test_play_does_not_tell_the_human_what_is_hidden_from_him() -> None:
     assert "p2 deck" not in result.output
     assert "p2 draws a strategy card" in result.output
     assert "p2 puts a strategy card down" in result.output
+
+
+def test_selfplay_summary_counts_each_bot_even_with_one_name() -> None:
+    args = ["selfplay", "--game", "toy-pig", "--bots", "random,random", "--games", "8"]
+    text = CliRunner().invoke(cli, [*args, "--seed", "2"]).output
+    lines = CliRunner().invoke(cli, [*args, "--seed", "2", "--json"]).output.splitlines()
+    # game i: the first bot sits in p1 when i is even, in p2 when odd
+    first = sum(
+        1 for i, g in enumerate(map(json.loads, lines)) if g["winner"] == ("p1", "p2")[i % 2]
+    )
+    draws = sum(1 for g in map(json.loads, lines) if g["winner"] == "draw")
+    assert text.strip() == (
+        f"8 Pig games: random won {first}, random won {8 - first - draws}, {draws} drawn"
+    )
