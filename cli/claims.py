@@ -21,32 +21,10 @@ from battlejudge.cli.common import (
     open_log,
     stderr_is_tty,
 )
+from battlejudge.engines.battleline.answers import claim_json, formation_json
 from battlejudge.proofs.battleline import save_certificate, verify_file
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import UndecidedError
-
-
-def formation_json(f: bl.Formation, cards: tuple[bl.Card, ...]) -> dict[str, Any]:
-    return {
-        "cards": [str(c) for c in cards],
-        "formation": f.name,
-        "sum": f.total,
-        "wilds": f.wild_choices(),
-    }
-
-
-def result_json(p: bl.ProvedClaim) -> dict[str, Any]:
-    """The JSON answer for one proved claim (shared by ``claim`` and ``claims check``)."""
-    q = p.question
-    return {
-        "verdict": p.verdict,
-        "mine": formation_json(p.mine, q.mine),
-        "theirs": {"cards": [str(c) for c in q.theirs], "complete": q.theirs_complete},
-        "witness": None if p.witness is None else p.witness.to_json(),
-        "blocking": [str(c) for c in p.blocking],
-        "explanation": p.explanation,
-        "reasons": [r.to_json() for r in p.reasons],
-    }
 
 
 def _print_claim(p: bl.ProvedClaim, verified: bool, certificate: str | None) -> None:
@@ -187,9 +165,7 @@ def claim(
         with proof_log:
             append_proved(proof_log, p, **context)
     if as_json:
-        emit_json(
-            {**result_json(p), "verified": verified, "certificate": certificate, "micros": micros}
-        )
+        emit_json(claim_json(p, verified=verified, certificate=certificate, micros=micros))
     else:
         _print_claim(p, verified, certificate)
     raise click.exceptions.Exit(EXIT_OK if p.valid else EXIT_NO)

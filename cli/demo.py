@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from battlejudge import examples
-from battlejudge.cli.claims import result_json
 from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json
+from battlejudge.engines.battleline.answers import result_json
 from battlejudge.solver import battleline as bl
 
 

@@ -10,6 +10,7 @@ other games plug into the generic machinery (:mod:`battlejudge.engines.records`,
 from __future__ import annotations
 
 import importlib
+import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -25,6 +26,18 @@ class BotLike(Protocol):
     name: str
 
     def step(self, state: Any) -> Any: ...
+
+
+class RandomBot:
+    """A uniformly random legal action, for any game (seeded: the same seed, the same play)."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def step(self, state: GameState[Any]) -> Any:
+        return self.rng.choice(state.legal_actions())
 
 
 Options = Mapping[str, str]

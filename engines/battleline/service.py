@@ -48,6 +48,7 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from battlejudge.engines.battleline.answers import claim_json as claim_json
 from battlejudge.engines.battleline.position import PositionFile, to_state
 from battlejudge.proofs.battleline.certificate import (
     CertificateFile,
@@ -105,35 +106,6 @@ def _bad(status: int, message: str) -> ServiceError:
 
 def _json_response(status: int, body: Any) -> Response:
     return Response(json.dumps(body).encode(), status, media_type="application/json")
-
-
-# -- the claim JSON (the same as ``battlejudge claim --json``) ----------------------------
-def formation_json(f: bl.Formation, cards: tuple[bl.Card, ...]) -> dict[str, Any]:
-    return {
-        "cards": [str(c) for c in cards],
-        "formation": f.name,
-        "sum": f.total,
-        "wilds": f.wild_choices(),
-    }
-
-
-def claim_json(
-    p: bl.ProvedClaim, *, verified: bool, certificate: Any, micros: int
-) -> dict[str, Any]:
-    """The answer to one claim, key for key what ``battlejudge claim --json`` prints."""
-    q = p.question
-    return {
-        "verdict": p.verdict,
-        "mine": formation_json(p.mine, q.mine),
-        "theirs": {"cards": [str(c) for c in q.theirs], "complete": q.theirs_complete},
-        "witness": None if p.witness is None else p.witness.to_json(),
-        "blocking": [str(c) for c in p.blocking],
-        "explanation": p.explanation,
-        "reasons": [r.to_json() for r in p.reasons],
-        "verified": verified,
-        "certificate": certificate,
-        "micros": micros,
-    }
 
 
 # -- the body size limit ------------------------------------------------------------------

@@ -36,18 +36,7 @@ from battlejudge.engines.battleplan.state import (
     S_CHOICE,
     BattlePlanState,
 )
-
-
-class RandomBot:
-    """A uniformly random legal action."""
-
-    name = "random"
-
-    def __init__(self, seed: int = 0) -> None:
-        self.rng = random.Random(seed)
-
-    def step(self, state: BattlePlanState) -> Action:
-        return self.rng.choice(state.legal_actions())
+from battlejudge.engines.games import RandomBot as RandomBot
 
 
 def _dist(a: int, b: int) -> int:

@@ -19,19 +19,8 @@ from battlejudge.engines.force_duel.state import (
     Action,
     ForceDuelState,
 )
+from battlejudge.engines.games import RandomBot as RandomBot
 from battlejudge.solver.force_duel import cards_total, solve_force
-
-
-class RandomBot:
-    """A uniformly random legal action."""
-
-    name = "random"
-
-    def __init__(self, seed: int = 0) -> None:
-        self.rng = random.Random(seed)
-
-    def step(self, state: ForceDuelState) -> Action:
-        return self.rng.choice(state.legal_actions())
 
 
 class EquilibriumBot:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 
+from battlejudge.engines.games import RandomBot as RandomBot
 from battlejudge.engines.lines_of_battle.actions import (
     ATTACK,
     COMBAT,
@@ -32,19 +33,6 @@ from battlejudge.solver.lines_of_battle.core import (
     SWORDSMAN,
 )
 from battlejudge.solver.lines_of_battle.plan import best_attack
-
-
-class RandomBot:
-    """A uniformly random legal action."""
-
-    name = "random"
-
-    def __init__(self, seed: int = 0) -> None:
-        self.rng = random.Random(seed)
-
-    def step(self, state: LinesOfBattleState) -> Action:
-        return self.rng.choice(state.legal_actions())
-
 
 # The planner's formation by column (B..I), front row then back row.
 _FRONT = (SPEARMAN, SWORDSMAN, SPEARMAN, SWORDSMAN, SWORDSMAN, SPEARMAN, SWORDSMAN, SPEARMAN)
