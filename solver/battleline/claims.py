@@ -233,7 +233,14 @@ def _minimal_blocking(cache: SolverCache, key: EncodingKey, q: ClaimQuestion) ->
     return tuple(kept)
 
 
-def _canonical_witness(q: ClaimQuestion, mine: Formation, cache: SolverCache) -> Witness:
+def _canonical_witness(
+    q: ClaimQuestion,
+    mine: Formation,
+    key: EncodingKey,
+    lits: list[int],
+    model: list[int],
+    cache: SolverCache,
+) -> Witness:
     """The witness of an invalid claim, the same whatever the solver did before.
 
     Going through the troops not on the table from the highest card down, each is kept
@@ -241,11 +248,8 @@ def _canonical_witness(q: ClaimQuestion, mine: Formation, cache: SolverCache) ->
     already made) exists. Every choice rests on a satisfiability answer, never on which
     model a solver happened to return, so the completion depends on the question alone;
     a troop absent from the current model needs no solve (that model already answers).
+    ``model`` is any model of the question's formula under ``lits``.
     """
-    _, key, lits = _setup(q)
-    out = cache.solve(key, lits)
-    assert out.sat and out.model is not None
-    model = out.model
     current = {lit for lit in model if lit > 0}
     on_table = q.face_up | q.theirs_troops
     chosen = list(lits)
@@ -282,20 +286,21 @@ def prove(
 ) -> ProvedClaim:
     """The certified verdict. Raises :class:`UndecidedError` if a limit is hit."""
     cache = cache or _CACHE
-    d = decide(q, conflict_limit=conflict_limit, cache=cache)
-    if d.status == "unknown":
+    mine, key, lits = _setup(q)
+    out = cache.solve(key, lits, conflict_limit)
+    if out.sat is None:
         raise UndecidedError(f"no verdict within {conflict_limit} conflicts for {q!r}")
     version = solver_version()
-    if d.witness is not None:
+    if out.sat:
         # A warm solver's model depends on its history; the same question should always
         # get the same certificate, so the witness is made canonical.
-        witness = _canonical_witness(q, d.mine, cache)
-        d = Decision(q, "invalid", d.mine, witness)
+        assert out.model is not None
+        witness = _canonical_witness(q, mine, key, lits, out.model, cache)
         cert = Certificate(
             q,
             "invalid",
-            d.mine,
-            d.witness,
+            mine,
+            witness,
             (),
             None,
             None,
@@ -304,8 +309,7 @@ def prove(
             question_sha256=sha256(q.canonical()),
             solver_version=version,
         )
-        return ProvedClaim(q, "invalid", d.mine, d.witness, (), (), cert)
-    mine, key, _ = _setup(q)
+        return ProvedClaim(q, "invalid", mine, witness, (), (), cert)
     blocking = tuple(Card(t) for t in _minimal_blocking(cache, key, q))
     _, general = cache.get(key)
     # Smaller: the terms the opponent's own troops already rule out are left out.

@@ -232,6 +232,14 @@ def choose(obs: Observation, actions: list[Action]) -> Action:
     return score_plays(obs, plays)[0][1]
 
 
+def obvious(actions: list[Action]) -> Action | None:
+    """The only legal action, or the first claim (a claim the solver proves is made at
+    once); None when there is a real choice."""
+    if len(actions) == 1:
+        return actions[0]
+    return next((a for a in actions if a.kind == CLAIM), None)
+
+
 class HeuristicBot(Bot):
     """Greedy on the :mod:`evaluate` game value; deterministic given the position
     (ties go to the engine's action order, so the rng is unused)."""
@@ -240,9 +248,7 @@ class HeuristicBot(Bot):
 
     def step(self, state: BattleLineState) -> Action:
         actions = state.legal_actions()
-        if len(actions) == 1:
-            return actions[0]
-        for a in actions:
-            if a.kind == CLAIM:
-                return a
+        forced = obvious(actions)
+        if forced is not None:
+            return forced
         return choose(observe(state, state.current_player()), actions)

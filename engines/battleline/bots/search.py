@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Literal
 
-from battlejudge.engines.battleline.actions import CLAIM, Action
+from battlejudge.engines.battleline.actions import Action
 from battlejudge.engines.battleline.bots import heuristic
 from battlejudge.engines.battleline.bots.base import Bot
 from battlejudge.engines.battleline.bots.evaluate import Evaluator, game_value
@@ -113,11 +113,9 @@ class SearchBot(Bot):
     def step(self, state: BattleLineState) -> Action:
         start = time.perf_counter()
         actions = state.legal_actions()
-        if len(actions) == 1:
-            return actions[0]
-        for a in actions:
-            if a.kind == CLAIM:
-                return a
+        forced = heuristic.obvious(actions)
+        if forced is not None:
+            return forced
         obs = observe(state, state.current_player())
         if obs.phase != "play":
             return heuristic.choose(obs, actions)
