@@ -6,6 +6,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import IO, Any
 
@@ -224,7 +225,9 @@ def claims_check(file: IO[str], conflict_limit: int | None) -> None:
     show = stderr_is_tty() and items is not None
     source: Any = items if items is not None else _lines(file)
     with (
-        click.progressbar(source, label="claims", file=sys.stderr) if show else _null(source) as bar
+        click.progressbar(source, label="claims", file=sys.stderr)
+        if show
+        else nullcontext(source) as bar
     ):
         for number, line in bar:
             result = {"line": number, **check_line(line, conflict_limit)}
@@ -234,17 +237,6 @@ def claims_check(file: IO[str], conflict_limit: int | None) -> None:
                 worst = EXIT_UNDECIDED
             emit_json(result)
     raise click.exceptions.Exit(worst)
-
-
-class _null:
-    def __init__(self, it: Any) -> None:
-        self.it = it
-
-    def __enter__(self) -> Any:
-        return self.it
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 @click.command()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -104,7 +105,7 @@ def selfplay(
     with (
         click.progressbar(runs, length=games, label="selfplay", file=sys.stderr)
         if show
-        else (_Null(runs)) as bar
+        else nullcontext(runs) as bar
     ):
         for g in bar:
             wins[g.winner] += 1
@@ -128,17 +129,6 @@ def selfplay(
             + (f"; records in {out}" if out else "")
             + (f"; claims logged to {log_path}" if log_path else "")
         )
-
-
-class _Null:
-    def __init__(self, it: Any) -> None:
-        self.it = it
-
-    def __enter__(self) -> Any:
-        return self.it
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 HELP = """Type an action in record notation, for example:
