@@ -34,7 +34,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pydantic import ValidationError
 
 from battlejudge.proofs.battleline.certificate import CertificateFile, from_file_model
-from battlejudge.proofs.files import json_path
 from battlejudge.proofs.keys import load_public_key
 from battlejudge.proofs.log import (
     GENESIS,
@@ -46,7 +45,7 @@ from battlejudge.proofs.log import (
     signed_bytes,
 )
 from battlejudge.solver import battleline as bl
-from battlejudge.solver.errors import BattlejudgeError, VerificationError
+from battlejudge.solver.errors import BattlejudgeError, VerificationError, invalid
 
 __all__ = [
     "AuditReport",
@@ -181,9 +180,7 @@ def _certificate_problems(record: LogRecord, deep: bool) -> list[Problem]:
     try:
         file_model = CertificateFile.model_validate(record.data["certificate"])
     except ValidationError as e:
-        err = e.errors()[0]
-        where = json_path(err["loc"]) or "(top)"
-        return [Problem(i, "bad-proof", f"not a certificate: {where}: {err['msg']}")]
+        return [Problem(i, "bad-proof", f"not a certificate: {invalid(e)}")]
     problems = []
     verdict = record.data["verdict"]
     if verdict != file_model.verdict:

@@ -9,14 +9,11 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from battlejudge.solver.errors import InputError
+from battlejudge.solver.errors import InputError, json_path
+
+__all__ = ["json_path", "read_model"]
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def json_path(loc: tuple[int | str, ...]) -> str:
-    """``('flags', 0, 'north')`` -> ``flags[0].north``."""
-    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".")
 
 
 def read_model(path: str | Path, model: type[M], kind: str = "") -> M:

@@ -8,6 +8,12 @@ Messages quote the offending value and where it came from.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 
 class BattlejudgeError(Exception):
     """Root of every error battlejudge raises on purpose."""
@@ -27,3 +33,19 @@ class UndecidedError(BattlejudgeError):
 
 class VerificationError(BattlejudgeError):
     """A certificate was checked and rejected; the message says which check failed."""
+
+
+def json_path(loc: Sequence[int | str], root: str = "") -> str:
+    """Where a value sits in a JSON document: ``('flags', 0, 'north')`` -> ``flags[0].north``
+    (after ``root`` when given: ``cards.strategy[3]``)."""
+    out = root
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def invalid(error: ValidationError, root: str = "", top: str = "(top)") -> InputError:
+    """The first problem pydantic found, as one line naming its JSON path
+    (``top`` when the document itself is wrong)."""
+    err = error.errors()[0]
+    return InputError(f"{json_path(err['loc'], root) or top}: {err['msg']}")

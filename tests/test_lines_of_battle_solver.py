@@ -210,7 +210,7 @@ def test_position_round_trips_through_json() -> None:
         (lambda d: d.update(board="ten"), r"board: 'ten'"),
         (lambda d: d["units"][1].update(reloading=True), r"units\[1\]\.reloading: only archers"),
         (lambda d: d.update(colour="red"), r"colour"),
-        (lambda d: d["units"][0].pop("side"), r"units\.0\.side"),
+        (lambda d: d["units"][0].pop("side"), r"units\[0\]\.side"),
     ],
 )
 def test_bad_positions_name_the_value(change: object, message: str) -> None:

@@ -55,10 +55,9 @@ from battlejudge.proofs.battleline.certificate import (
     from_file_model,
     to_file_model,
 )
-from battlejudge.proofs.files import json_path
 from battlejudge.proofs.log import ProofLog, append_proved
 from battlejudge.solver import battleline as bl
-from battlejudge.solver.errors import UndecidedError, VerificationError
+from battlejudge.solver.errors import UndecidedError, VerificationError, invalid
 
 MAX_BODY = 1 << 20
 """Largest request body accepted (1 MiB); larger ones get 413."""
@@ -260,10 +259,7 @@ def _question(obj: Any, where: str = "") -> bl.ClaimQuestion:
 
 
 def _validation_message(e: ValidationError, prefix: str = "") -> str:
-    err = e.errors()[0]
-    path = json_path(tuple(err["loc"]))
-    where = ".".join(filter(None, [prefix, path])) or "(top)"
-    return f"{where}: {err['msg']}"
+    return str(invalid(e, prefix))
 
 
 def _schema(model: Any) -> dict[str, Any]:

@@ -32,7 +32,6 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
@@ -41,7 +40,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from battlejudge.solver.errors import InputError
+from battlejudge.solver.errors import InputError, json_path
 
 HOUSE = "house"
 """The name of the shipped card set (``cards=house``)."""
@@ -252,13 +251,6 @@ def _check(cs: CardSet) -> None:
         )
 
 
-def _location(loc: Sequence[int | str]) -> str:
-    out = "cards"
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else f".{part}"
-    return out
-
-
 def parse_card_set(data: Any) -> CardSet:
     """Validate a card set given as data; :class:`InputError` names the first bad key,
     e.g. ``cards.strategy[3].effects[0].n: ...``."""
@@ -267,7 +259,7 @@ def parse_card_set(data: Any) -> CardSet:
     except ValidationError as e:
         err = e.errors()[0]
         loc = [p for p in err["loc"] if not (isinstance(p, str) and p in _EFFECT_KINDS)]
-        raise InputError(f"{_location(loc)}: {err['msg']}") from None
+        raise InputError(f"{json_path(loc, 'cards')}: {err['msg']}") from None
     _check(cs)
     return cs
 

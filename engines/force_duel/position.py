@@ -34,7 +34,7 @@ from battlejudge.engines.force_duel.state import (
     SEATS,
     ForceDuelState,
 )
-from battlejudge.solver.errors import InputError
+from battlejudge.solver.errors import InputError, invalid
 from battlejudge.solver.force_duel import CounterExample, ForceQuestion
 
 Seat = Literal["p1", "p2"]
@@ -72,20 +72,12 @@ class ForcePosition(_Model):
     theirs: list[str] = Field(min_length=1)
 
 
-def _location(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "position"
-
-
 def parse_position(data: Any) -> ForcePosition:
     """Validate position data; :class:`InputError` names the first bad key."""
     try:
         return ForcePosition.model_validate(data)
     except ValidationError as e:
-        err = e.errors()[0]
-        raise InputError(f"{_location(tuple(err['loc']))}: {err['msg']}") from None
+        raise invalid(e, top="position") from None
 
 
 def read_position(path: str) -> ForcePosition:

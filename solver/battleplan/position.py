@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from battlejudge.solver.errors import InputError
+from battlejudge.solver.errors import InputError, invalid
 
 SEATS = ("p1", "p2")
 KINDS = ("rook", "horse", "bishop")
@@ -173,9 +173,7 @@ def position_from_json(data: Any) -> Position:
     try:
         model = PositionModel.model_validate(data)
     except ValidationError as e:
-        err = e.errors()[0]
-        path = ".".join(str(x) for x in err["loc"]) or "(top)"
-        raise InputError(f"{path}: {err['msg']}") from None
+        raise invalid(e) from None
     pieces: list[PieceState] = []
     for s in SEATS:
         side = model.pieces.get(s)  # type: ignore[call-overload]

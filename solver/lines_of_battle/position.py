@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from battlejudge.solver.errors import InputError
+from battlejudge.solver.errors import InputError, invalid
 from battlejudge.solver.lines_of_battle.core import (
     ARCHER,
     ARMY_SIZE,
@@ -170,9 +170,7 @@ def parse_question(data: Any) -> Question:
     try:
         model = PositionModel.model_validate(data)
     except ValidationError as e:
-        err = e.errors()[0]
-        path = ".".join(str(p) for p in err["loc"]) or "position"
-        raise InputError(f"{path}: {err['msg']}") from None
+        raise invalid(e, top="position") from None
     board = _board(model.board)
     to_move = _seat(model.to_move, "to_move")
     units: list[UnitAt] = []
