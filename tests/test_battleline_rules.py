@@ -616,10 +616,64 @@ def test_breakthrough_ends_the_game_at_once() -> None:
     assert s.phase == CLAIM_START and s.winner == -1 and claims_offered(s) == {3, 5}
     act(s, "claim 3")  # flags 1, 2, 3: a breakthrough
     assert s.phase == OVER and s.current_player() == TERMINAL and s.winner == NORTH
+    assert s.end_reason == "breakthrough"
     assert s.legal_actions() == []
     assert flag(s, 5).claimed_by == -1  # play halts
     assert s.returns() == [1.0, -1.0]
     assert s.match_points() == (5, 2)
+
+
+@pytest.mark.parametrize("triple", [(i, i + 1, i + 2) for i in range(1, 8)])
+@pytest.mark.parametrize("last", [0, 1, 2])
+def test_breakthrough_on_every_triple_of_adjacent_flags(
+    triple: tuple[int, int, int], last: int
+) -> None:
+    # RULINGS.md 15 and rulebook (Game End): any three adjacent flags win at once,
+    # whichever of the three is claimed last (flags 7-9 as much as 1-3).
+    held = [f for i, f in enumerate(triple) if i != last]
+    flags: dict[int, dict[str, str]] = {
+        held[0]: {"north": "O4 O5 O6", "south": "O1", "claimed": "north"},
+        held[1]: {"north": "Y4 Y5 Y6", "south": "Y1", "claimed": "north"},
+        triple[last]: {"north": "R8 R9 R10", "south": WEAK_SOUTH},
+    }
+    s = build(flags, hands={"north": "R4 R5 R6 R7", "south": "P3 P4 P5 P6"})
+    assert s.winner == -1 and s.end_reason is None
+    act(s, f"claim {triple[last]}")
+    assert s.phase == OVER and s.winner == NORTH and s.end_reason == "breakthrough"
+
+
+@pytest.mark.parametrize("gap", [(1, 2, 4), (7, 9, 5), (1, 5, 9), (2, 3, 5), (6, 7, 9)])
+def test_three_flags_not_adjacent_do_not_win(gap: tuple[int, int, int]) -> None:
+    # RULINGS.md 15: three flags win only when adjacent (no wrap from 9 to 1).
+    flags: dict[int, dict[str, str]] = {
+        gap[0]: {"north": "O4 O5 O6", "south": "O1", "claimed": "north"},
+        gap[1]: {"north": "Y4 Y5 Y6", "south": "Y1", "claimed": "north"},
+        gap[2]: {"north": "R8 R9 R10", "south": WEAK_SOUTH},
+    }
+    s = build(flags, hands={"north": "R4 R5 R6 R7", "south": "P3 P4 P5 P6"})
+    act(s, f"claim {gap[2]}")
+    assert s.winner == -1 and s.end_reason is None and s.phase != OVER
+
+
+def test_wrap_around_flags_9_1_2_do_not_win() -> None:
+    # The flags are a line, not a circle: 8, 9 and 1 are not adjacent.
+    flags: dict[int, dict[str, str]] = {
+        8: {"north": "O4 O5 O6", "south": "O1", "claimed": "north"},
+        9: {"north": "Y4 Y5 Y6", "south": "Y1", "claimed": "north"},
+        1: {"north": "R8 R9 R10", "south": WEAK_SOUTH},
+    }
+    s = build(flags, hands={"north": "R4 R5 R6 R7", "south": "P3 P4 P5 P6"})
+    act(s, "claim 1")
+    assert s.winner == -1 and s.end_reason is None
+
+
+def test_forfeit_ends_the_game_for_the_other_player() -> None:
+    s = build({}, hands={"north": "R4 R5 R6 R7", "south": "P3 P4 P5 P6"})
+    s.forfeit(NORTH)
+    assert s.is_terminal() and s.winner == SOUTH and s.end_reason == "forfeit"
+    assert s.returns() == [-1.0, 1.0] and s.legal_actions() == []
+    with pytest.raises(IllegalActionError):
+        s.forfeit(SOUTH)
 
 
 def test_envelopment_ends_the_game_at_once() -> None:
@@ -641,7 +695,7 @@ def test_envelopment_ends_the_game_at_once() -> None:
     act(s, "P3@4", "draw troop")
     assert claims_offered(s) == {9}
     act(s, "claim 9")
-    assert s.phase == OVER and s.winner == NORTH
+    assert s.phase == OVER and s.winner == NORTH and s.end_reason == "envelopment"
     assert s.flags_held(NORTH) == [0, 2, 4, 6, 8]
     assert s.returns() == [1.0, -1.0] and s.match_points() == (5, 1)
 
@@ -1023,7 +1077,7 @@ def test_two_idle_turns_end_the_game() -> None:
     act(s, "pass")
     assert s.phase != OVER and s.to_move == SOUTH and s.idle_turns == 1
     act(s, "pass")
-    assert s.phase == OVER and s.winner == NORTH
+    assert s.phase == OVER and s.winner == NORTH and s.end_reason == "stalemate"
     assert s.returns() == [1.0, -1.0] and s.match_points() == (5, 0)
     even = idle_table(True)
     act(even, "pass", "pass")

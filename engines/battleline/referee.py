@@ -73,7 +73,6 @@ from battlejudge.engines.battleline.state import (
     DRAW_GAME,
     DRAW_PHASE,
     FACTS,
-    FLAGS,
     NORTH,
     PLAY_PHASE,
     BattleLineState,
@@ -397,18 +396,6 @@ def turn_messages(
     return msgs
 
 
-def _end_reason(state: BattleLineState) -> str:
-    if state.winner == DRAW_GAME or state.winner < 0:
-        return "stalemate"
-    held = state.flags_held(state.winner)
-    adjacent = any(all(i + d in held for d in range(3)) for i in range(FLAGS - 2))
-    if adjacent:
-        return "breakthrough"
-    if len(held) >= 5:
-        return "envelopment"
-    return "stalemate"
-
-
 class _Game:
     """The state of one refereed game (see :func:`referee_game`)."""
 
@@ -584,12 +571,13 @@ def referee_game(
     finally:
         game.close()
     state = game.state
+    if forfeit is not None and not state.is_terminal():
+        state.forfeit(pr.SEATS.index(forfeit.seat))
+    winner: str = "draw" if state.winner == DRAW_GAME else pr.SEATS[state.winner]
+    reason = state.end_reason or ""
     if forfeit is not None:
-        winner: str = pr.SEATS[1 - pr.SEATS.index(forfeit.seat)]
-        reason, detail = "forfeit", forfeit.sentence()
+        detail = forfeit.sentence()
     else:
-        winner = "draw" if state.winner == DRAW_GAME else pr.SEATS[state.winner]
-        reason = _end_reason(state)
         held = [len(state.flags_held(p)) for p in (0, 1)]
         detail = f"{reason}: flags held north {held[0]}, south {held[1]}"
     record = _record(game, seed, game_id, tags or {}, winner, detail)

@@ -20,6 +20,7 @@ equal flags are a draw.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Literal, Protocol
@@ -76,6 +77,29 @@ HAND_SIZE = 7
 FLAGS = 9
 DRAW_GAME = 2
 """``winner`` of a game ended by the stalemate house rule with equal flags."""
+
+BREAKTHROUGH, ENVELOPMENT = "breakthrough", "envelopment"
+STALEMATE, FORFEIT = "stalemate", "forfeit"
+END_REASONS = (BREAKTHROUGH, ENVELOPMENT, STALEMATE, FORFEIT)
+"""How a game ends (:attr:`BattleLineState.end_reason`): three adjacent flags, five
+flags (RULINGS.md 15), the idle house rule (below), or a player's forfeit (a referee's
+verdict on a bot that broke the protocol or ran out of time)."""
+ADJACENT_TRIPLES: tuple[tuple[int, int, int], ...] = tuple((i, i + 1, i + 2) for i in range(7))
+"""The seven runs of three adjacent flags (0-based) that win by Breakthrough."""
+ENVELOPMENT_FLAGS = 5
+
+
+def flags_win(held: Sequence[bool]) -> str | None:
+    """Does a player holding the flags ``held`` (one bool per flag, 0-based) win, and
+    how? :data:`BREAKTHROUGH` for three adjacent flags (checked first: it names the
+    faster way to win), :data:`ENVELOPMENT` for any five, else None (RULINGS.md 15).
+    The one place this rule lives: the engine, the bots and the referee ask it."""
+    if any(held[a] and held[b] and held[c] for a, b, c in ADJACENT_TRIPLES):
+        return BREAKTHROUGH
+    if sum(1 for h in held if h) >= ENVELOPMENT_FLAGS:
+        return ENVELOPMENT
+    return None
+
 
 # Phases
 DEAL, CLAIM_START, PLAY_PHASE, SCOUT_DRAW, SCOUT_RETURN, MUD_DISCARD = range(6)
@@ -194,6 +218,8 @@ class BattleLineState(GameState[Action]):
         self.progress = False
         self.idle_turns = 0
         self.winner = -1
+        self.end_reason: str | None = None
+        """Once the game is over, how it ended (one of :data:`END_REASONS`)."""
         self.claims: list[ClaimRecord] = []
         self.history: list[Action] = []
         self.last_drawn = -1  # the card the latest draw gave (records print it)
@@ -547,13 +573,23 @@ class BattleLineState(GameState[Action]):
             self._log_claim(flag, p, proof)
         self.flags[flag].claimed_by = p
         self.progress = True
-        held = self.flags_held(p)
-        adjacent = any(
-            all(self.flags[i + d].claimed_by == p for d in range(3)) for i in range(FLAGS - 2)
-        )
-        if adjacent or len(held) >= 5:  # RULINGS.md 15
-            self.winner = p
-            self.phase = OVER
+        reason = flags_win([f.claimed_by == p for f in self.flags])
+        if reason is not None:  # RULINGS.md 15
+            self._finish(p, reason)
+
+    def _finish(self, winner: int, reason: str) -> None:
+        self.winner = winner
+        self.end_reason = reason
+        self.phase = OVER
+        self._legal = None
+
+    def forfeit(self, player: int) -> None:
+        """End the game now with ``player`` forfeiting: the other player wins
+        (:data:`FORFEIT`). A referee's verdict, not a move of the game; raises
+        :class:`IllegalActionError` if the game is already over."""
+        if self.phase == OVER:
+            raise IllegalActionError("the game is already over")
+        self._finish(1 - player, FORFEIT)
 
     def _draw(self, deck: int) -> None:
         if self.phase == DRAW_PHASE:
@@ -612,8 +648,9 @@ class BattleLineState(GameState[Action]):
         self.progress = False
         if self.idle_turns >= 2:  # house rule: nobody can or will do anything
             mine, theirs = (len(self.flags_held(i)) for i in (NORTH, SOUTH))
-            self.winner = NORTH if mine > theirs else SOUTH if theirs > mine else DRAW_GAME
-            self.phase = OVER
+            self._finish(
+                NORTH if mine > theirs else SOUTH if theirs > mine else DRAW_GAME, STALEMATE
+            )
             return
         self.to_move = 1 - self.to_move
         self.turn += 1
@@ -715,6 +752,7 @@ class BattleLineState(GameState[Action]):
             "mud_queue": [[PLAYERS[o], f] for o, f in self.mud_queue],
             "idle_turns": self.idle_turns,
             "progress": self.progress,
+            "end_reason": self.end_reason,
             "winner": (
                 None
                 if self.winner < 0
@@ -793,6 +831,7 @@ class BattleLineState(GameState[Action]):
         s.progress = d["progress"]
         w = d["winner"]
         s.winner = -1 if w is None else DRAW_GAME if w == "draw" else PLAYERS.index(w)
+        s.end_reason = d.get("end_reason")
         s.drawing = d["drawing"]
         s.after_scout_draw = d["after_scout_draw"]
         return s
