@@ -191,7 +191,7 @@ def serve(
 
     import uvicorn
 
-    from battlejudge.engines.battleline.service import (
+    from battlejudge.apps.service import (
         ENV_CONFIG,
         ServiceConfig,
         can_reuse_port,
@@ -214,7 +214,7 @@ def serve(
     else:
         os.environ[ENV_CONFIG] = config.to_env()
         uvicorn.run(
-            "battlejudge.engines.battleline.service:app_from_env",
+            "battlejudge.apps.service:app_from_env",
             factory=True,
             host=host,
             port=port,

@@ -9,7 +9,7 @@ import pkgutil
 
 import pytest
 
-LAYERS = ["solver", "proofs", "engines", "cli", "examples"]
+LAYERS = ["solver", "proofs", "engines", "apps", "cli", "examples"]
 
 
 def _modules() -> list[str]:

@@ -1,4 +1,4 @@
-"""Layering, one way only: solver <- proofs <- engines <- cli (STYLE.md)."""
+"""Layering, one way only: solver <- proofs <- engines <- apps <- cli (STYLE.md)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ ALLOWED = {
     "solver": {"solver"},
     "proofs": {"solver", "proofs"},
     "engines": {"solver", "proofs", "engines"},
-    "cli": {"solver", "proofs", "engines", "cli", "examples"},
-    "examples": {"solver", "proofs", "engines", "examples"},
+    "apps": {"solver", "proofs", "engines", "apps"},
+    "cli": {"solver", "proofs", "engines", "apps", "cli", "examples"},
+    "examples": {"solver", "proofs", "engines", "apps", "examples"},
 }
 FOLDERS = set(ALLOWED)
 

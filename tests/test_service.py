@@ -22,8 +22,8 @@ import pytest
 import uvicorn
 from click.testing import CliRunner
 
+from battlejudge.apps.service import ServiceConfig, create_app
 from battlejudge.cli.main import cli
-from battlejudge.engines.battleline.service import ServiceConfig, create_app
 from battlejudge.proofs.audit import audit_log
 from battlejudge.proofs.log import read_log
 from battlejudge.solver import battleline as bl
