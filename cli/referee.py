@@ -59,7 +59,7 @@ def referee(
     the referee cannot use is replaced (and recorded as a violation); a bot that
     crashes, times out or prints unsolicited lines forfeits the game.
     """
-    from battlejudge.engines.battleline.referee import referee_match, summarize
+    from battlejudge.apps.protocol.referee import referee_match, summarize
 
     proof_log = open_log(log_path, key)
     results = []
@@ -135,8 +135,8 @@ def bot(engine: str, budget: float, seed: int, name: str | None, verbose: bool) 
     """Play one of our bots through the community bot protocol on stdin/stdout (for
     ``battlejudge referee`` or any referee of the protocol). Exits at the end of input
     or on SIGTERM; logs go to stderr."""
+    from battlejudge.apps.protocol.client import ProtocolClient
     from battlejudge.engines.battleline.bots import make_bot
-    from battlejudge.engines.battleline.protocol_bot import ProtocolClient
 
     logging.basicConfig(
         stream=sys.stderr,

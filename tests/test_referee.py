@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from battlejudge.apps.protocol import messages as pr
+from battlejudge.apps.protocol.referee import GameResult, referee_game
 from battlejudge.cli.main import cli
-from battlejudge.engines.battleline import protocol as pr
 from battlejudge.engines.battleline.record import GameRecord, RecordError, replay
-from battlejudge.engines.battleline.referee import GameResult, referee_game
 
 FAKE = str(Path(__file__).with_name("protocol_fake_bot.py"))
 TAG = "BATTLEJUDGE_REFEREE_TEST"

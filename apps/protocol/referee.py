@@ -5,7 +5,7 @@ shell, each in a process group of its own), plays the troops-only game of the pr
 (:func:`battlejudge.engines.battleline.record.remove_tactics`: the GMT rules of RULINGS.md
 with the 60 troops) and ends by terminating both process groups.
 
-The exchange (:mod:`.protocol` has the message formats):
+The exchange (:mod:`.messages` has the message formats):
 
 1. setup, north then south: ``player S name``, the bot answers ``player S <name>``; then
    ``colors color1 ... color6`` to the same bot;
@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from battlejudge.engines.battleline import protocol as pr
+from battlejudge.apps.protocol import messages as pr
 from battlejudge.engines.battleline.actions import (
     CLAIM,
     DRAW,

@@ -27,7 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO
 
-from battlejudge.engines.battleline import protocol as pr
+from battlejudge.apps.protocol import messages as pr
 from battlejudge.engines.battleline.actions import PLAY, Action
 from battlejudge.engines.battleline.bots.base import BotLike
 from battlejudge.engines.battleline.cards import TACTIC_CARDS, CardCode

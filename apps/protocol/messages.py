@@ -18,7 +18,7 @@ Messages (``S`` a seat, ``north`` or ``south``)::
 
 Colors: battlejudge announces ``color1`` ... ``color6``, which stand for our red, orange,
 yellow, green, blue and purple in that order (``color1,10`` is ``R10``). A bot must use the
-names it was given; a bot client (:mod:`.protocol_bot`) maps whatever six names it is
+names it was given; a bot client (:mod:`.client`) maps whatever six names it is
 given onto our colors in the same order.
 
 Guarantees: :func:`format_message` prints the canonical line (single spaces, lowercase
