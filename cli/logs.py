@@ -109,7 +109,7 @@ def audit(log: str, pubkey: str | None, deep: bool, games: str | None, as_json: 
     """
     checks: list[Check] = []
     if games is not None:
-        from battlejudge.engines.battleline.audit_games import check_games
+        from battlejudge.apps.audit_games import check_games
 
         folder = Path(games)
 

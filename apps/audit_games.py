@@ -4,6 +4,9 @@ Every logged question that names a game must be exactly a question that game's p
 asked at that turn (for that player and flag), and every claim made in every game must be
 in the log with the same question. Game ids are the records' ``Game`` tag (or, without
 one, the file name's stem).
+
+It replays Battle Line records with the engine, so it lives over the engines rather than
+in ``proofs`` (which may import only the solver).
 """
 
 from __future__ import annotations
