@@ -1,6 +1,6 @@
 """``battlejudge guide``: the offline rules guide for every game battlejudge knows (issue 5).
 
-A thin layer over :mod:`battlejudge.engines.guide`: it parses the arguments, does the terminal I/O
+A thin layer over :mod:`battlejudge.apps.guide`: it parses the arguments, does the terminal I/O
 and prints what the library answers.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import click
 
+from battlejudge.apps.guide import Answer, Guide, Session
 from battlejudge.cli.common import EXIT_BAD_INPUT, emit_json, fail
-from battlejudge.engines.guide import Answer, Guide, Session
 from battlejudge.solver.errors import InputError
 
 MODES = ("setup", "turn", "card", "ask")

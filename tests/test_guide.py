@@ -17,8 +17,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from battlejudge.cli.main import cli
-from battlejudge.engines.guide import (
+from battlejudge.apps.guide import (
     FALLBACK,
     GAMES,
     THRESHOLD,
@@ -29,7 +28,8 @@ from battlejudge.engines.guide import (
     game_id,
     load,
 )
-from battlejudge.engines.guide.reference import WalkthroughKind, parse
+from battlejudge.apps.guide.reference import WalkthroughKind, parse
+from battlejudge.cli.main import cli
 
 SETS = Path(__file__).parent / "guide"
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
@@ -210,7 +210,7 @@ def test_reference_copies_no_seed_sentence(game: str) -> None:
 
     seeds = [w for f in sorted(SEEDS.glob("0*.txt")) for w in [words(f.read_text())]]
     seen = {tuple(s[i : i + n]) for s in seeds for i in range(len(s) - n + 1)}
-    source = (Path(__file__).resolve().parents[1] / "engines/guide/data" / f"{game}.md").read_text()
+    source = (Path(__file__).resolve().parents[1] / "apps/guide/data" / f"{game}.md").read_text()
     for phrase in (SETUP_FOLLOW_UP, TURN_FOLLOW_UP, FALLBACK):
         source = source.replace(phrase, "")
     ours = words(source)

@@ -2,7 +2,7 @@
 
 BM25 is a dozen lines, so it lives here rather than in a dependency (the maintained libraries pull
 in numpy or scipy for the few hundred passages of a rulebook). Terms come from
-:class:`battlejudge.engines.guide.text.Analyzer`.
+:class:`battlejudge.apps.guide.text.Analyzer`.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal, TypeAlias
 
-from battlejudge.engines.guide.text import plain
+from battlejudge.apps.guide.text import plain
 from battlejudge.solver.errors import InputError
 
 SectionKind: TypeAlias = Literal["rules", "card", "ruling"]
@@ -122,7 +122,7 @@ def game_id(name: str) -> str:
 def load(game: str) -> Reference:
     """The reference of ``game`` (any spelling :func:`game_id` accepts), from the package data."""
     gid = game_id(game)
-    source = resources.files("battlejudge.engines.guide").joinpath("data", f"{gid}.md")
+    source = resources.files("battlejudge.apps.guide").joinpath("data", f"{gid}.md")
     return parse(source.read_text(encoding="utf-8"), gid)
 
 

@@ -12,14 +12,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from battlejudge.engines.guide.reference import (
+from battlejudge.apps.guide.reference import (
     Reference,
     Section,
     WalkthroughKind,
     load,
 )
-from battlejudge.engines.guide.search import BM25, Hit
-from battlejudge.engines.guide.text import Analyzer, plain
+from battlejudge.apps.guide.search import BM25, Hit
+from battlejudge.apps.guide.text import Analyzer, plain
 from battlejudge.solver.errors import InputError
 
 FALLBACK = (

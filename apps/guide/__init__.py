@@ -15,14 +15,14 @@ ranked keyword search (BM25, Snowball stemming, per-game synonyms) with the sect
 
 from __future__ import annotations
 
-from battlejudge.engines.guide.guide import (
+from battlejudge.apps.guide.guide import (
     FALLBACK,
     THRESHOLD,
     Answer,
     Guide,
     UnknownCardError,
 )
-from battlejudge.engines.guide.reference import (
+from battlejudge.apps.guide.reference import (
     GAMES,
     Reference,
     Section,
@@ -31,7 +31,7 @@ from battlejudge.engines.guide.reference import (
     game_id,
     load,
 )
-from battlejudge.engines.guide.session import Reply, Session
+from battlejudge.apps.guide.session import Reply, Session
 
 __all__ = [
     "FALLBACK",

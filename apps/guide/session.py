@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from battlejudge.engines.guide.guide import Answer, Guide, UnknownCardError
-from battlejudge.engines.guide.reference import WalkthroughKind
-from battlejudge.engines.guide.text import plain
+from battlejudge.apps.guide.guide import Answer, Guide, UnknownCardError
+from battlejudge.apps.guide.reference import WalkthroughKind
+from battlejudge.apps.guide.text import plain
 
 QUIT_WORDS = frozenset({"quit", "exit", "bye", "goodbye", "q"})
 _YES = frozenset({"yes", "y", "yeah", "yep", "sure", "i do"})
