@@ -77,8 +77,8 @@ def bench_selfplay(games: int, seed: int, sign: bool, as_json: bool) -> None:
     import tempfile
     from pathlib import Path
 
-    from battlejudge.engines.battleline import bots
-    from battlejudge.engines.battleline.selfplay import bench_selfplay as run
+    from battlejudge.engines.games import get_game
+    from battlejudge.engines.selfplay import bench_selfplay as run
     from battlejudge.proofs.log import ProofLog
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -88,7 +88,9 @@ def bench_selfplay(games: int, seed: int, sign: bool, as_json: bool) -> None:
 
             key = Ed25519PrivateKey.generate()
         path = Path(tmp) / "bench.log"
-        r = run(games, seed, bots.make_bot, ProofLog(path, key), lambda: path.stat().st_size)
+        r = run(
+            get_game("battleline"), games, seed, ProofLog(path, key), lambda: path.stat().st_size
+        )
     if as_json:
         emit_json(
             {
@@ -132,8 +134,9 @@ def bench_audit(n_claims: int, seed: int, no_deep: bool, as_json: bool) -> None:
     import time
     from pathlib import Path
 
-    from battlejudge.engines.battleline import bots
-    from battlejudge.engines.battleline.selfplay import game_seed, play_one
+    from battlejudge.engines.games import Setup, get_game
+    from battlejudge.engines.runner import play_game
+    from battlejudge.engines.selfplay import game_seed
     from battlejudge.proofs.audit import audit_log
     from battlejudge.proofs.log import ProofLog
     from battlejudge.solver import battleline as bl
@@ -143,16 +146,13 @@ def bench_audit(n_claims: int, seed: int, no_deep: bool, as_json: bool) -> None:
         log = ProofLog(path)
         written = 0
         i = 0
+        game = get_game("battleline")
         while written < n_claims:
             gs = game_seed(seed, i)
-            state = play_one(
-                bots.make_bot("random", gs + 1),
-                bots.make_bot("random", gs + 2),
-                gs,
-                log=log,
-                game_id=f"bench-{i}",
-            )
-            written += len(state.claims)
+            bots = [game.make_bot("random", gs + 1), game.make_bot("random", gs + 2)]
+            setup = Setup(log=log, game_id=f"bench-{i}")
+            state, _ = play_game(game, bots, gs, setup=setup, record=False)
+            written += int(game.stats(state)["claims"]) if game.stats else 0
             i += 1
         start = time.perf_counter()
         report = audit_log(path)

@@ -1,27 +1,39 @@
-"""The generic side of ``selfplay``, ``tournament``, ``play``, ``replay`` and ``show``:
-every game registered in :mod:`battlejudge.engines.games` (all but Battle Line, which
-keeps its own record format and certified claims)."""
+"""The game commands, one pipeline for every registered game (Battle Line and Nine
+Circles, BattlePlan, Lines of Battle, Force Duel): ``selfplay``, ``tournament``,
+``play``, ``replay``, ``show`` and ``schema``.
+
+Each command asks the game's :class:`~battlejudge.engines.games.GameInfo` what differs
+(its bots, options, record format, position files, what a human may type); none of them
+knows any game by name.
+"""
 
 from __future__ import annotations
 
-import dataclasses
+import json
 import random
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
 
-from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json, stderr_is_tty
+from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json, log_options, open_log, stderr_is_tty
 from battlejudge.engines.game import CHANCE, GameState, IllegalActionError, sample_chance
-from battlejudge.engines.games import BATTLE_LINE as BATTLE_LINE
-from battlejudge.engines.games import GameInfo, game_names, get_game, parse_options
-from battlejudge.engines.records import GameRecord, ReplayReport, replay, result_of
-from battlejudge.engines.runner import play_game
-from battlejudge.engines.tournament import GameSpec, PairResult, run_round_robin, schedule
+from battlejudge.engines.games import (
+    DEFAULT_GAME,
+    GameInfo,
+    Setup,
+    all_games,
+    game_names,
+    get_game,
+    parse_options,
+)
+from battlejudge.engines.records import detect, result_of
+from battlejudge.engines.selfplay import selfplay as run_selfplay
+from battlejudge.engines.tournament import PairResult, run_tournament, schedule
 from battlejudge.solver.errors import InputError
 
 F = Callable[..., Any]
@@ -41,49 +53,62 @@ def game_options(f: F) -> F:
         "option_pairs",
         multiple=True,
         metavar="KEY=VALUE",
-        help="A game option, e.g. -o variant=commander (repeatable).",
+        help="A game option, e.g. -o claim_timing=advanced or -o variant=commander (repeatable).",
     )(f)
     return click.option(
         "--game",
-        default=BATTLE_LINE,
+        default=DEFAULT_GAME,
         show_default=True,
         help=f"Which game: {', '.join(game_names())}.",
     )(f)
 
 
+def bot_options(f: F) -> F:
+    """``--budget`` and ``--iterations``: for the bots that think (Battle Line's search)."""
+    f = click.option(
+        "--iterations",
+        default=None,
+        type=click.IntRange(min=1),
+        help="Bots that search: evaluations per move instead of --budget (exactly reproducible).",
+    )(f)
+    return click.option(
+        "--budget",
+        default=None,
+        type=float,
+        help="Bots that search: thinking time per move, in seconds (default 1).",
+    )(f)
+
+
+def bot_settings(budget: float | None, iterations: int | None) -> dict[str, Any]:
+    """The bot options as the bots' constructors name them; bad values are bad input."""
+    if budget is not None and budget <= 0:
+        raise InputError(f"--budget must be more than 0 seconds, got {budget}")
+    return {"budget_s": budget, "iterations": iterations}
+
+
 def resolve(
-    game: str, option_pairs: tuple[str, ...], cards: str | None
+    game: str, option_pairs: tuple[str, ...], cards: str | None, **aliases: str | None
 ) -> tuple[GameInfo, dict[str, str]]:
-    """The game and its checked options (``InputError`` names a bad one)."""
+    """The game and its checked options (``InputError`` names a bad one). ``aliases``
+    are options given by their own flags (``--cards``, ``--theme``)."""
     info = get_game(game)
     options = parse_options(option_pairs)
     if cards is not None:
         options["cards"] = cards
-    info.check_options(options)
-    info.new_game(options)  # a bad value fails here, before any game is played
+    options.update({k: v for k, v in aliases.items() if v is not None})
+    info.start(options)  # a bad name or value fails here, before any game is played
     return info, options
 
 
-def battle_line_only(game: str, **given: object) -> None:
-    """Options that only Battle Line has are a usage error with another game."""
-    if game == BATTLE_LINE:
-        return
-    for name, value in given.items():
-        if value not in (None, False, (), ""):
-            raise click.UsageError(
-                f"--{name.replace('_', '-')} is a Battle Line option, not {game}'s"
-            )
-
-
-def split_bots(text: str, info: GameInfo | None, at_least: int) -> list[str]:
+def split_bots(text: str, info: GameInfo, at_least: int, **bot_opts: Any) -> list[str]:
+    """Bot names separated by commas, each checked against the game."""
     names = [n.strip() for n in text.split(",") if n.strip()]
     if len(names) < at_least:
         raise InputError(
             f"--bots needs at least {at_least} names separated by commas, got {text!r}"
         )
-    if info is not None:
-        for name in dict.fromkeys(names):
-            info.make_bot(name, 0)
+    for name in dict.fromkeys(names):
+        info.make_bot(name, 0, **bot_opts)
     return names
 
 
@@ -96,89 +121,174 @@ def _progress(total: int, label: str, show: bool) -> Iterator[Callable[[], None]
         yield lambda: bar.update(1)
 
 
-def game_seed(seed: int, index: int) -> int:
-    """The chance seed of game ``index`` of a self-play run (as for Battle Line)."""
-    return seed * 1_000_003 + index
+# -- selfplay ---------------------------------------------------------------------------
 
 
+@click.command()
+@click.option("--games", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option(
+    "--bots",
+    "bot_names",
+    default="random,random",
+    show_default=True,
+    help="Two bot names (the game's bots, or module:Class); they swap seats every game.",
+)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Write each game's record to this folder (game-0000.blg, ...).",
+)
+@log_options("every claim (games that decide claims: Battle Line)")
+@bot_options
+@click.option("--json", "as_json", is_flag=True, help="One JSON line per game.")
+@game_options
 def selfplay(
-    info: GameInfo,
-    options: dict[str, str],
-    names: list[str],
     games: int,
+    bot_names: str,
     seed: int,
     out: str | None,
+    log_path: str | None,
+    key: str | None,
+    budget: float | None,
+    iterations: int | None,
     as_json: bool,
+    game: str,
+    option_pairs: tuple[str, ...],
+    cards: str | None,
 ) -> None:
-    """Game ``i`` uses chance seed ``game_seed(seed, i)`` and bot seeds one and two above
-    it; the two bots swap seats every game, so each has the first seat half the time."""
-    folder = None if out is None else Path(out)
-    if folder is not None:
-        folder.mkdir(parents=True, exist_ok=True)
-    wins = [0, 0]  # by position in ``names`` (the two bots may have one name)
+    """Bots play --games games, every game recorded (with --out), reproducible from the
+    seed: game i uses chance seed seed*1000003+i, and the two bots swap seats every game.
+    Games that decide claims (Battle Line) certify every claim, and log it with --log."""
+    info, options = resolve(game, option_pairs, cards)
+    if log_path is not None and not info.logs_claims:
+        raise InputError(f"--log: {info.title} decides no claims, so there is nothing to log")
+    extra = bot_settings(budget, iterations)
+    names = [n.strip() for n in bot_names.split(",") if n.strip()]
+    if len(names) != len(info.seats):
+        raise InputError(f"--bots needs two names separated by a comma, got {bot_names!r}")
+    for name in dict.fromkeys(names):
+        info.make_bot(name, 0, **extra)  # bad names fail before the log is opened
+    log = open_log(log_path, key)
+    runs = run_selfplay(
+        info,
+        names,
+        games,
+        seed,
+        options,
+        out=None if out is None else Path(out),
+        log=log,
+        bot_options=extra,
+    )
+    wins = [0] * len(names)  # by position in ``names`` (the two bots may have one name)
     draws = 0
-    with _progress(games, "selfplay", stderr_is_tty() and not as_json) as tick:
-        for i in range(games):
-            gs = game_seed(seed, i)
-            order = names if i % 2 == 0 else names[::-1]
-            bots = [info.make_bot(n, gs + 1 + k) for k, n in enumerate(order)]
-            _, rec = play_game(info, bots, gs, options)
-            winner = rec.result
-            seat_names = dict(zip(info.seats, order, strict=True))
-            if winner in info.seats:
-                seat = info.seats.index(winner)
-                wins[seat if i % 2 == 0 else 1 - seat] += 1
-            else:
+    show = stderr_is_tty() and not as_json
+    with (
+        click.progressbar(runs, length=games, label="selfplay", file=sys.stderr)
+        if show
+        else nullcontext(runs) as bar
+    ):
+        for g in bar:
+            winner = g.winner_index
+            if winner is None:
                 draws += 1
-            path = None
-            if folder is not None:
-                path = folder / f"game-{i:04d}{info.suffix}"
-                path.write_text(rec.dumps(), encoding="utf-8")
+            else:
+                wins[winner] += 1
             if as_json:
-                emit_json(
-                    {
-                        "game": f"{seed}-{i}",
-                        "seed": gs,
-                        "seats": seat_names,
-                        "winner": winner,
-                        "winner_bot": seat_names.get(winner or ""),
-                        "actions": len(rec.moves),
-                        "record": None if path is None else str(path),
-                    }
-                )
-            tick()
+                emit_json(g.to_json())
     if not as_json:
         tally = ", ".join(f"{n} won {w}" for n, w in zip(names, wins, strict=True))
         click.echo(
             f"{games} {info.title} games: {tally}, {draws} drawn"
             + (f"; records in {out}" if out else "")
+            + (f"; claims logged to {log_path}" if log_path else "")
         )
 
 
+# -- tournament -------------------------------------------------------------------------
+
+
+@click.command()
+@click.option(
+    "--bots",
+    "bots_text",
+    default=None,
+    help="Comma-separated bots (default: all of the game's bots), or a module:Class of "
+    "your own (its constructor takes seed=).",
+)
+@click.option("--games", default=10, show_default=True, type=int, help="Games per pair of bots.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Tournament seed.")
+@bot_options
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@game_options
 def tournament(
-    info: GameInfo,
-    options: dict[str, str],
-    names: list[str],
+    bots_text: str | None,
     games: int,
     seed: int,
+    budget: float | None,
+    iterations: int | None,
     as_json: bool,
-) -> list[PairResult]:
-    """A round robin of ``info``'s bots (see :mod:`battlejudge.engines.tournament`)."""
+    game: str,
+    option_pairs: tuple[str, ...],
+    cards: str | None,
+) -> None:
+    """Play a round robin between bots and print each pair's win rate with its 95%
+    confidence interval (Wilson score).
 
-    def play(spec: GameSpec) -> int | None:
-        bots = [
-            info.make_bot(spec.north, spec.north_seed),
-            info.make_bot(spec.south, spec.south_seed),
-        ]
-        _, rec = play_game(info, bots, spec.seed, options, record=False)
-        return info.seats.index(rec.result) if rec.result in info.seats else None
+    Each pair plays --games games on chance seeds drawn from --seed; the two bots swap
+    seats on the same seed every other game, so each has the first seat in half the
+    games. A draw counts half a win in the rate and the interval. Everything replays
+    from the seed, except that a searching bot's moves depend on the machine's speed
+    under --budget; use --iterations for exact replays.
 
+    Exit 0 done, 2 bad input (unknown bot, --games < 1, --budget <= 0).
+    """
+    if games < 1:
+        raise InputError(f"--games must be at least 1, got {games}")
+    info, options = resolve(game, option_pairs, cards)
+    extra = bot_settings(budget, iterations)
+    names = split_bots(bots_text or ",".join(info.bots), info, 2, **extra)
     total = len(schedule(names, games, seed))
     with _progress(total, "tournament", stderr_is_tty()) as tick:
-        return run_round_robin(names, games, seed, play, lambda _spec: tick())
+        pairs = run_tournament(
+            info, names, games, seed, options, bot_options=extra, progress=lambda _s: tick()
+        )
+    thinking = ""
+    if iterations is not None:
+        thinking = f", {iterations} evaluations/move for bots that search"
+    elif budget is not None:
+        thinking = f", {budget:g} s/move for bots that search"
+    _report(
+        pairs,
+        names,
+        as_json,
+        f"tournament: {info.title}, {len(names)} bots, {games} games per pair, "
+        f"seed {seed}{thinking}",
+    )
+
+
+def _report(pairs: list[PairResult], names: list[str], as_json: bool, title: str) -> None:
+    if as_json:
+        emit_json({"pairs": [p.to_json() for p in pairs]})
+        return
+    click.echo(title)
+    width = max(len(n) for n in names)
+    for p in pairs:
+        lo, hi = p.ci95
+        draws = f", {p.draws} draw{'s' if p.draws != 1 else ''}" if p.draws else ""
+        click.echo(
+            f"  {p.a:>{width}} vs {p.b:<{width}}  {p.a_wins:>3}-{p.b_wins:<3}{draws}  "
+            f"{p.a} wins {p.a_win_rate:6.1%} (95% CI {lo:.1%}-{hi:.1%})"
+        )
+    click.echo("Win rate: wins plus half the draws, per game; interval: Wilson score.")
+
+
+# -- replay and show --------------------------------------------------------------------
 
 
 def read_text(path: str) -> str:
+    """A file's text (``-`` for standard input)."""
     if path == "-":
         with click.open_file("-", encoding="utf-8") as stdin:
             text: str = stdin.read()
@@ -186,63 +296,94 @@ def read_text(path: str) -> str:
     return Path(path).read_text(encoding="utf-8")
 
 
-def replay_record(text: str, as_json: bool) -> None:
-    """Replay a record, checking every action; exit 0 sound, 1 at the first problem."""
-    rec = GameRecord.loads(text)
-    report = replay(rec)
-    info = get_game(rec.game)
+@click.command()
+@click.argument("record", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--json", "as_json", is_flag=True)
+def replay(record: str, as_json: bool) -> None:
+    """Replay a game RECORD (.blg, .bpg, .lbg, .fdg, or - for stdin), checking every
+    action; a Battle Line record re-adjudicates every claim with a fresh proof.
+
+    Exit 0 if the record is sound, 1 at the first illegal move or unjustified claim
+    (named with its turn or action and its line), 2 if it cannot be parsed.
+    """
+    text = read_text(record)
+    report = detect(text, record).replay(text)
     problem = report.problem
-    result = result_of(info, report.state)
     if as_json:
         emit_json(
             {
-                "game": rec.game,
+                "game": report.game.name,
                 "sound": report.sound,
-                "actions": report.steps,
-                "result": result,
-                "problem": None if problem is None else dataclasses.asdict(problem),
+                **report.facts,
+                "problem": None if problem is None else problem.fields,
             }
         )
     elif problem is None:
-        click.secho(
-            f"SOUND: {info.title} record, {report.steps} actions replayed; result {result}.",
-            fg="green",
-        )
+        click.secho(f"SOUND: {report.summary}", fg="green")
     else:
+        kind = problem.kind.replace("-", " ")
         click.secho(
-            f"UNSOUND at action {problem.step + 1} (line {problem.line}): "
-            f"{problem.kind.replace('-', ' ')}: {problem.detail}",
+            f"UNSOUND at {problem.where} (line {problem.line}): {kind}: {problem.detail}",
             fg="red",
         )
     raise click.exceptions.Exit(EXIT_OK if report.sound else EXIT_NO)
 
 
-def show_record(text: str, upto: int | None, player: str | None, as_json: bool) -> None:
-    """Draw the table after ``upto`` actions of a record (all of them by default)."""
-    rec = GameRecord.loads(text)
-    info = get_game(rec.game)
-    report: ReplayReport = replay(rec, upto=upto)
-    if report.problem is not None:
-        click.secho(
-            f"(the record stops being sound at line {report.problem.line}: "
-            f"{report.problem.detail})",
-            fg="red",
-            err=True,
-        )
-    viewer = None
-    if player is not None:
-        if player not in info.seats:
-            raise InputError(
-                f"{info.title} has no seat {player!r} (seats: {', '.join(info.seats)})"
+def _is_position(text: str) -> bool:
+    return text.lstrip().startswith("{")
+
+
+@click.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--turn",
+    type=click.IntRange(min=1),
+    default=None,
+    help="For a record: the table at the start of this turn (Battle Line), or after this "
+    "many actions (the other games).",
+)
+@click.option(
+    "--player",
+    default=None,
+    help="Show only what this seat may see (north, south; other games: their seats).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the table (as a position file if the game has them).",
+)
+def show(file: str, turn: int | None, player: str | None, as_json: bool) -> None:
+    """Draw the table of a POSITION.json or of a game record (at --turn)."""
+    text = read_text(file)
+    if _is_position(text):
+        if turn is not None:
+            raise click.UsageError("--turn goes with a game record, not a position")
+        info = _position_game(text, file)
+        assert info.read_position is not None
+        state = info.read_position(file)
+        steps = None
+    else:
+        report = detect(text, file).replay(text, upto=turn)
+        info, state = report.game, report.state
+        steps = report.facts.get("actions")
+        if report.problem is not None:
+            p = report.problem
+            click.secho(
+                f"(the record stops being sound at {p.where}, line {p.line}: {p.detail})",
+                fg="red",
+                err=True,
             )
-        viewer = info.seats.index(player)
-    state = report.state
+    viewer = None if player is None else info.seat_index(player)
     if as_json:
+        if info.dump_position is not None:
+            click.echo(info.dump_position(state, viewer), nl=False)
+            return
         who = state.current_player()
         emit_json(
             {
-                "game": rec.game,
-                "actions": report.steps,
+                "game": info.name,
+                "actions": steps,
                 "to_act": "chance" if who == CHANCE else info.seats[who] if who >= 0 else None,
                 "result": result_of(info, state),
                 "view": state.information_state_string(viewer)
@@ -254,40 +395,112 @@ def show_record(text: str, upto: int | None, player: str | None, as_json: bool) 
     Console(highlight=False).print(info.render(state, viewer))
 
 
+def _position_game(text: str, source: str) -> GameInfo:
+    """The game a position file belongs to: its ``"game"`` field, else the first game
+    with position files (Battle Line)."""
+    with_positions = [g for g in all_games() if g.read_position is not None]
+    try:
+        named = json.loads(text).get("game")
+    except (ValueError, AttributeError):
+        named = None
+    for g in with_positions:
+        if g.name == named:
+            return g
+    if named is not None:
+        raise InputError(f"{source}: no position files for game {named!r}")
+    return with_positions[0]
+
+
+@click.command()
+@click.argument("what")
+@click.option("--game", default=DEFAULT_GAME, show_default=True, help="Whose files.")
+def schema(what: str, game: str) -> None:
+    """Print the JSON Schema of one of the game's files (Battle Line: position,
+    certificate)."""
+    info = get_game(game)
+    if what not in info.schemas:
+        known = ", ".join(info.schemas) or "none"
+        raise InputError(f"{info.title} has no {what!r} schema (schemas: {known})")
+    click.echo(json.dumps(info.schemas[what](), indent=2))
+
+
+# -- play -------------------------------------------------------------------------------
+
 HELP = """Type an action in the game's notation ('moves' lists them all), or:
   moves    list the legal actions
   help     this text
   quit     stop"""
 
 
-def play_human(
-    info: GameInfo, options: dict[str, str], bot_name: str, seat: str, seed: int
+@click.command()
+@click.option(
+    "--bot",
+    "bot_name",
+    default=None,
+    help="The opponent: one of the game's bots, or module:Class (default: Battle Line's "
+    "heuristic; other games their strongest).",
+)
+@click.option("--seat", default=None, help="Your seat (default the first: north, p1).")
+@click.option(
+    "--theme",
+    type=click.Choice(["battleline", "nine-circles"]),
+    default=None,
+    help="The same as -o theme=... (Battle Line's names or Nine Circles').",
+)
+@click.option(
+    "--claim-timing",
+    type=click.Choice(["standard", "advanced"]),
+    default=None,
+    help="The same as -o claim_timing=...",
+)
+@click.option("--seed", type=int, default=None, help="Seed for chance and the bot.")
+@bot_options
+@log_options("every claim")
+@game_options
+def play(
+    bot_name: str | None,
+    seat: str | None,
+    theme: str | None,
+    claim_timing: str | None,
+    seed: int | None,
+    budget: float | None,
+    iterations: int | None,
+    log_path: str | None,
+    key: str | None,
+    game: str,
+    option_pairs: tuple[str, ...],
+    cards: str | None,
 ) -> None:
-    """A human against a bot in the terminal, one action at a time."""
-    if seat not in info.seats:
-        raise InputError(f"{info.title} has no seat {seat!r} (seats: {', '.join(info.seats)})")
-    human = info.seats.index(seat)
-    bot = info.make_bot(bot_name, seed + 1)
-    state: GameState[Any] = info.new_game(options)
+    """Play a game against a bot in the terminal (Battle Line unless --game)."""
+    seed = random.randrange(1 << 30) if seed is None else seed
+    info, options = resolve(game, option_pairs, cards, theme=theme, claim_timing=claim_timing)
+    if log_path is not None and not info.logs_claims:
+        raise InputError(f"--log: {info.title} decides no claims, so there is nothing to log")
+    human = info.seat_index(seat or info.seats[0])
+    name = bot_name or info.play_bot or list(info.bots)[-1]
+    bot = info.make_bot(name, seed + 1, **bot_settings(budget, iterations))
+    setup = Setup(log=open_log(log_path, key), game_id=f"play-{seed}")
+    state = info.start(options, setup)
+    _play_human(info, state, bot, name, human, seed)
+
+
+def _play_human(
+    info: GameInfo, state: GameState[Any], bot: Any, bot_name: str, human: int, seed: int
+) -> None:
+    """A human against a bot in the terminal, one line at a time."""
     rng = random.Random(seed)
     console = Console(highlight=False)
     click.echo(
-        f"{info.title} against the {bot_name} bot; you are {seat}. Seed {seed}. "
+        f"{info.title} against the {bot_name} bot; you are {info.seats[human]}. Seed {seed}. "
         "Type 'help' for help."
     )
     shown = -1
     steps = 0
     while not state.is_terminal():
         who = state.current_player()
-        if who == CHANCE:
-            action = sample_chance(state, rng)
-            _tell(state, action, human, "chance")
-            state.apply_action(action)
-            steps += 1
-            continue
-        if who != human:
-            action = bot.step(state)
-            _tell(state, action, human, info.seats[who])
+        if who == CHANCE or who != human:
+            action = sample_chance(state, rng) if who == CHANCE else bot.step(state)
+            _tell(state, action, human, "chance" if who == CHANCE else info.seats[who])
             state.apply_action(action)
             steps += 1
             continue
@@ -311,9 +524,15 @@ def play_human(
             click.echo(" | ".join(state.action_to_string(a) for a in state.legal_actions()))
             continue
         try:
-            action = state.parse_action(line)
-            state.apply_action(action)
-            steps += 1
+            if info.human_input is not None:
+                actions, answer = info.human_input(state, line)
+            else:
+                actions, answer = [state.parse_action(line)], None
+            if answer is not None:
+                click.echo(answer)
+            for action in actions:
+                state.apply_action(action)
+                steps += 1
         except (InputError, IllegalActionError) as e:
             click.echo(f"Not allowed: {e}. Try again ('moves' lists what you can do).")
     console.print(info.render(state, None))
@@ -326,3 +545,6 @@ def _tell(state: GameState[Any], action: Any, human: int, who: str) -> None:
     text = state.public_action_string(action, human)
     if text is not None:
         click.echo(f"{who}: {text}")
+
+
+COMMANDS: tuple[click.Command, ...] = (selfplay, tournament, play, replay, show, schema)

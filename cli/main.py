@@ -19,29 +19,25 @@ def cli() -> None:
 
 def _register() -> None:
     from battlejudge.cli import (
-        battleline,
         battleplan,
         bench,
-        bots,
         claims,
         demo,
         force_duel,
+        games,
         guide,
         lines_of_battle,
         logs,
-        play,
         referee,
     )
 
     groups = (
         claims,
-        battleline,
+        games,
         demo,
         bench,
         guide,
         logs,
-        bots,
-        play,
         referee,
         battleplan,
         lines_of_battle,

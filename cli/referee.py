@@ -136,7 +136,7 @@ def bot(engine: str, budget: float, seed: int, name: str | None, verbose: bool) 
     ``battlejudge referee`` or any referee of the protocol). Exits at the end of input
     or on SIGTERM; logs go to stderr."""
     from battlejudge.apps.protocol.client import ProtocolClient
-    from battlejudge.engines.battleline.bots import make_bot
+    from battlejudge.engines.battleline.game import make_bot
 
     logging.basicConfig(
         stream=sys.stderr,

@@ -1,26 +1,30 @@
-"""The registry of games other than Battle Line, and what each one declares.
+"""The one registry of games, and what each game declares to the generic machinery.
 
-Battle Line has its own record format (``.blg``, with certified claims) and runners. The
-other games plug into the generic machinery (:mod:`battlejudge.engines.records`,
-:mod:`battlejudge.engines.runner`, and the ``selfplay``, ``tournament``, ``play``,
-``replay`` and ``show`` commands) by exporting one :class:`GameInfo` named ``GAME`` from
-``battlejudge.engines.<package>.game``.
+Every game (Battle Line with its Nine Circles theme, BattlePlan, Lines of Battle, Force
+Duel, and any game of your own) plugs into the same runner
+(:mod:`battlejudge.engines.runner`), tournament (:mod:`battlejudge.engines.tournament`),
+self-play (:mod:`battlejudge.engines.selfplay`) and record layer
+(:mod:`battlejudge.engines.records`), and so into the ``selfplay``, ``tournament``,
+``play``, ``replay``, ``show`` and ``schema`` commands, by exporting one :class:`GameInfo`
+from a module named in the registry (``register_game``).
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from battlejudge.engines.game import GameState
 from battlejudge.solver.errors import InputError
 
 
+@runtime_checkable
 class BotLike(Protocol):
-    """What the generic runner needs from a bot: a name and one legal action for
+    """What the runner needs from a bot: a name and one legal action for
     ``state.current_player()`` (the state is left unchanged)."""
 
     name: str
@@ -41,8 +45,103 @@ class RandomBot:
 
 
 Options = Mapping[str, str]
-"""Game options as text (``--option KEY=VALUE`` on the command line, ``[Option ...]``
-in records), e.g. ``{"cards": "house.toml"}`` or ``{"variant": "commander"}``."""
+"""Game options as text (``-o KEY=VALUE`` on the command line, ``[Option ...]`` in
+records), e.g. ``{"cards": "house.toml"}``, ``{"variant": "commander"}`` or
+``{"theme": "nine-circles"}``."""
+
+
+class ClaimLog(Protocol):
+    """Where a game appends every claim it decides (a proof log, :mod:`battlejudge.proofs.log`)."""
+
+    def append(self, **fields: Any) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Setup:
+    """How the runner sets a table up, beyond the game's options.
+
+    ``log`` and ``game_id``: where the game's decided claims go, and under which game id
+    (only games with ``GameInfo.logs_claims``). ``certify``: whether claims carry their
+    certificate (a tournament turns it off for speed: claims are still decided exactly).
+    """
+
+    log: ClaimLog | None = None
+    game_id: str | None = None
+    certify: bool = True
+
+
+@dataclass
+class Problem:
+    """Where a record stops being a legal game."""
+
+    line: int
+    """The line of the record (1-based)."""
+    kind: str
+    """What went wrong, e.g. ``illegal-action``, ``wrong-result``, ``unjustified-claim``."""
+    detail: str
+    where: str
+    """How a player finds the spot: ``action 12`` or ``turn 5``."""
+    fields: dict[str, Any] = field(default_factory=dict)
+    """The problem as the format's ``--json`` prints it."""
+
+
+@dataclass
+class Replayed:
+    """A record replayed from the start, every action checked (see :class:`RecordFormat`)."""
+
+    game: GameInfo
+    state: GameState[Any]
+    problem: Problem | None
+    facts: dict[str, Any]
+    """What the format counts (``actions``; Battle Line: ``turns`` and ``claims``)."""
+    summary: str
+    """One sentence for a sound record: what was replayed and checked."""
+
+    @property
+    def sound(self) -> bool:
+        return self.problem is None
+
+
+@dataclass(frozen=True)
+class GameMeta:
+    """What a record says about a game beyond its actions."""
+
+    seed: int | None = None
+    bots: Mapping[str, str] = field(default_factory=dict)
+    """Seat -> the name of who played it."""
+    event: str | None = None
+    game_id: str | None = None
+    date: str | None = None
+    """``YYYY.MM.DD``."""
+    options: Mapping[str, str] = field(default_factory=dict)
+    """The game's options as given (the entry's defaults not repeated)."""
+
+
+class RecordFormat(Protocol):
+    """A text record format: written from a finished (or stopped) game, replayed with
+    every action checked. Battle Line's ``.blg`` and the shared text record of the other
+    games (:mod:`battlejudge.engines.records`) both implement it."""
+
+    def sniff(self, text: str) -> bool:
+        """Whether ``text`` looks like a record of this format."""
+        ...
+
+    def write(
+        self,
+        game: GameInfo,
+        state: GameState[Any],
+        moves: Sequence[tuple[int, str]],
+        meta: GameMeta,
+    ) -> str:
+        """The record of a game: ``moves`` are (player or CHANCE, action notation) in the
+        order played, ``state`` the state after them."""
+        ...
+
+    def replay(self, text: str, upto: int | None = None) -> Replayed:
+        """Replay a record (at most ``upto`` steps: turns or actions, as the format
+        counts). :class:`InputError` when it cannot be parsed; a record that breaks the
+        rules is a :class:`Problem` in the result."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -62,26 +161,59 @@ class GameInfo:
     :class:`InputError` for an unknown option or a bad value, naming it."""
     deserialize: Callable[[str], GameState[Any]]
     """Rebuilds a state from :meth:`GameState.serialize`."""
-    bots: Mapping[str, Callable[[int], BotLike]]
-    """Bot name -> factory taking the bot's seed."""
+    bots: Mapping[str, Callable[..., BotLike]]
+    """Bot name -> factory taking the bot's ``seed`` (and, if it wants them, the bot
+    options ``budget_s`` and ``iterations``)."""
     render: Callable[[GameState[Any], int | None], Any]
     """A rich renderable of the table as ``viewer`` sees it (None: everything)."""
+    records: RecordFormat | None = None
+    """How its games are written and replayed (None: the shared text record of
+    :mod:`battlejudge.engines.records`; see :meth:`record_format`)."""
     options: Mapping[str, str] = field(default_factory=dict)
     """Each option this game accepts, with a one-line help text."""
+    defaults: Mapping[str, str] = field(default_factory=dict)
+    """Options this entry sets unless told otherwise (Nine Circles: its theme)."""
     help: str = ""
     """Help shown by ``battlejudge play`` (how to type actions)."""
+    play_bot: str | None = None
+    """The opponent ``battlejudge play`` picks by default (None: the last bot listed)."""
+    prepare: Callable[[GameState[Any], Setup], None] | None = None
+    """Applies a :class:`Setup` to a new state (games that log or certify claims)."""
+    logs_claims: bool = False
+    """Whether the game decides claims that go to a proof log (``Setup.log``)."""
+    read_position: Callable[[str], GameState[Any]] | None = None
+    """A position file (path) -> its state, for games that have position files."""
+    dump_position: Callable[[GameState[Any], int | None], str] | None = None
+    """A state -> its position file (as ``viewer`` may see it), for ``show --json``."""
+    schemas: Mapping[str, Callable[[], dict[str, Any]]] = field(default_factory=dict)
+    """The JSON Schemas of the game's files, by name (``battlejudge schema``)."""
+    human_input: Callable[[GameState[Any], str], tuple[list[Any], str | None]] | None = None
+    """A line typed by a human in ``play`` -> (actions to apply in order, text to print),
+    for games whose players may type more than one action's notation (Battle Line: a
+    play typed in a claim window closes the window; "can I claim 3?" asks the solver).
+    None: the line is one action (:meth:`GameState.parse_action`)."""
+    stats: Callable[[GameState[Any]], dict[str, Any]] | None = None
+    """Extra figures of a finished game for self-play summaries (turns, claims)."""
 
-    def make_bot(self, name: str, seed: int) -> BotLike:
-        """A bot by name, seeded; :class:`InputError` names an unknown one."""
-        try:
-            factory = self.bots[name]
-        except KeyError:
-            known = ", ".join(self.bots)
-            raise InputError(f"unknown {self.title} bot {name!r} (bots: {known})") from None
-        bot = factory(seed)
+    def make_bot(self, name: str, seed: int, **bot_options: Any) -> BotLike:
+        """A bot by name or ``module:Class`` (its constructor takes ``seed``), seeded;
+        ``bot_options`` (``budget_s``, ``iterations``) go to the bots that take them.
+        :class:`InputError` names an unknown bot."""
+        factory: Callable[..., Any]
+        if ":" in name:
+            factory = load_bot_class(name)
+        else:
+            try:
+                factory = self.bots[name]
+            except KeyError:
+                known = ", ".join(self.bots)
+                raise InputError(
+                    f"unknown {self.title} bot {name!r} (bots: {known}, or module:Class)"
+                ) from None
+        bot = factory(seed=seed, **_accepted(factory, bot_options))
         if not isinstance(getattr(bot, "name", None), str):
             bot.name = name
-        return bot
+        return bot  # type: ignore[no-any-return]
 
     def check_options(self, options: Options) -> None:
         """Raise :class:`InputError` naming the first option this game does not know."""
@@ -90,37 +222,108 @@ class GameInfo:
                 known = ", ".join(self.options) or "none"
                 raise InputError(f"{self.title} has no option {key!r} (options: {known})")
 
+    def start(self, options: Options | None = None, setup: Setup | None = None) -> GameState[Any]:
+        """A new game with these options (over the entry's defaults), checked, and set
+        up as ``setup`` says. :class:`InputError` for a log given to a game that logs no
+        claims."""
+        opts = self.with_defaults(options)
+        self.check_options(opts)
+        state = self.new_game(opts)
+        if setup is not None:
+            if setup.log is not None and not self.logs_claims:
+                raise InputError(f"{self.title} decides no claims: --log has nothing to log")
+            if self.prepare is not None:
+                self.prepare(state, setup)
+        return state
 
-_MODULES: dict[str, str] = {
-    "battleplan": "battlejudge.engines.battleplan.game",
-    "lines-of-battle": "battlejudge.engines.lines_of_battle.game",
-    "force-duel": "battlejudge.engines.force_duel.game",
+    def with_defaults(self, options: Options | None) -> dict[str, str]:
+        """The entry's default options overridden by ``options``."""
+        return {**self.defaults, **(options or {})}
+
+    def record_format(self) -> RecordFormat:
+        """How this game's records are written and replayed."""
+        if self.records is not None:
+            return self.records
+        from battlejudge.engines.records import TEXT_RECORDS
+
+        return TEXT_RECORDS
+
+    def seat_index(self, seat: str) -> int:
+        """A seat's player index; :class:`InputError` names an unknown seat."""
+        if seat not in self.seats:
+            raise InputError(f"{self.title} has no seat {seat!r} (seats: {', '.join(self.seats)})")
+        return self.seats.index(seat)
+
+
+def _accepted(factory: Callable[..., Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options the factory's signature takes (all of them if it takes ``**kwargs``)."""
+    given = {k: v for k, v in options.items() if v is not None}
+    if not given:
+        return {}
+    try:
+        params = inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return {}
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return given
+    return {k: v for k, v in given.items() if k in params}
+
+
+def load_bot_class(spec: str) -> type[Any]:
+    """The class named by ``"package.module:Class"``; raises :class:`InputError`
+    (a ``ValueError``) naming the spec when it cannot be imported or is not a bot."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise InputError(f"bot {spec!r} is not 'module:Class'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise InputError(f"cannot import bot module {module_name!r} for {spec!r}: {e}") from e
+    obj: Any = module
+    for part in attr.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise InputError(f"module {module_name!r} has no {attr!r} (bot {spec!r})")
+    if not inspect.isclass(obj) or not callable(getattr(obj, "step", None)):
+        raise InputError(f"{spec!r} is not a class with a step(state) method")
+    return obj
+
+
+_MODULES: dict[str, tuple[str, str]] = {
+    "battleline": ("battlejudge.engines.battleline.game", "GAME"),
+    "nine-circles": ("battlejudge.engines.battleline.game", "NINE_CIRCLES"),
+    "battleplan": ("battlejudge.engines.battleplan.game", "GAME"),
+    "lines-of-battle": ("battlejudge.engines.lines_of_battle.game", "GAME"),
+    "force-duel": ("battlejudge.engines.force_duel.game", "GAME"),
 }
-
-BATTLE_LINE = "battleline"
-"""Battle Line (and its Nine Circles theme) keep their own commands and records."""
+DEFAULT_GAME = "battleline"
 
 
-def register_game(name: str, module: str) -> None:
-    """Make ``get_game(name)`` load ``GAME`` from ``module`` (for games of your own)."""
-    if name == BATTLE_LINE:
-        raise InputError(f"{name!r} is taken by Battle Line")
-    _MODULES[name] = module
+def register_game(name: str, module: str, attribute: str = "GAME") -> None:
+    """Make ``get_game(name)`` load the :class:`GameInfo` ``attribute`` of ``module``
+    (for games of your own); :class:`InputError` if the name is taken."""
+    if name in _MODULES:
+        raise InputError(f"the game name {name!r} is taken")
+    _MODULES[name] = (module, attribute)
 
 
 def game_names() -> list[str]:
     """Every game name the commands accept, Battle Line first."""
-    return [BATTLE_LINE, *_MODULES]
+    return list(_MODULES)
 
 
 def get_game(name: str) -> GameInfo:
-    """The :class:`GameInfo` of a game other than Battle Line; :class:`InputError`
-    names an unknown game."""
-    module = _MODULES.get(name)
-    if module is None:
+    """A registered game's :class:`GameInfo`; :class:`InputError` names an unknown game."""
+    entry = _MODULES.get(name)
+    if entry is None:
         raise InputError(f"unknown game {name!r} (games: {', '.join(game_names())})")
-    game: GameInfo = importlib.import_module(module).GAME
+    game: GameInfo = getattr(importlib.import_module(entry[0]), entry[1])
     return game
+
+
+def all_games() -> list[GameInfo]:
+    """Every registered game, in registry order."""
+    return [get_game(name) for name in _MODULES]
 
 
 def parse_options(pairs: tuple[str, ...] | list[str]) -> dict[str, str]:

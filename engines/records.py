@@ -1,4 +1,9 @@
-"""Game records for the games of :mod:`battlejudge.engines.games`, and their replay.
+"""The record layer: the shared text record of the registered games, and finding the
+format of any record (:func:`detect`).
+
+Every game's records implement :class:`~battlejudge.engines.games.RecordFormat`: Battle
+Line's ``.blg`` (:mod:`battlejudge.engines.battleline.record`, with certified claims) and
+this module's text record, used by every other game unless it brings its own.
 
 A record is text: a few header lines, then one line per action, chance included, in
 the game's own notation (:meth:`GameState.action_to_string`), so a record replays
@@ -21,12 +26,24 @@ starting with ``#`` are ignored; an action line may end in a ``# comment``. ``[S
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from battlejudge.engines.game import CHANCE, TERMINAL, GameState, IllegalActionError
-from battlejudge.engines.games import GameInfo, get_game
+from battlejudge.engines.games import (
+    GameInfo,
+    GameMeta,
+    RecordFormat,
+    Replayed,
+    all_games,
+    get_game,
+)
+from battlejudge.engines.games import (
+    Problem as FormatProblem,
+)
 from battlejudge.solver.errors import InputError
 
 MAGIC = "# battlejudge game record"
@@ -199,3 +216,68 @@ def replay(rec: GameRecord, upto: int | None = None) -> ReplayReport:
                 ),
             )
     return ReplayReport(state, steps, None)
+
+
+class TextRecords:
+    """The shared text record (this module) as a :class:`RecordFormat`; ``upto`` counts
+    actions."""
+
+    def sniff(self, text: str) -> bool:
+        return is_generic_record(text)
+
+    def write(
+        self,
+        game: GameInfo,
+        state: GameState[Any],
+        moves: Sequence[tuple[int, str]],
+        meta: GameMeta,
+    ) -> str:
+        rec = GameRecord(game.name, dict(meta.options))
+        rec.seed = meta.seed
+        rec.bots = dict(meta.bots)
+        rec.moves = [Move(seat_of(game, player), text) for player, text in moves]
+        rec.result = result_of(game, state)
+        return rec.dumps()
+
+    def replay(self, text: str, upto: int | None = None) -> Replayed:
+        rec = GameRecord.loads(text)
+        report = replay(rec, upto=upto)
+        game = get_game(rec.game)
+        result = result_of(game, report.state)
+        p = report.problem
+        problem = None
+        if p is not None:
+            problem = FormatProblem(
+                p.line, p.kind, p.detail, f"action {p.step + 1}", dataclasses.asdict(p)
+            )
+        return Replayed(
+            game,
+            report.state,
+            problem,
+            {"actions": report.steps, "result": result},
+            f"{game.title} record, {report.steps} actions replayed; result {result}.",
+        )
+
+
+TEXT_RECORDS = TextRecords()
+
+
+def detect(text: str, source: str = "") -> RecordFormat:
+    """The format of a record: by the file suffix of ``source`` when a game owns it,
+    else by what the text looks like. :class:`InputError` names ``source`` when no
+    format reads it."""
+    games = all_games()
+    for game in games:
+        if source.endswith(game.suffix):
+            return game.record_format()
+    seen: list[RecordFormat] = []
+    for game in games:
+        fmt = game.record_format()
+        if fmt not in seen:
+            seen.append(fmt)
+    # The shared text record has a fixed first line; other formats sniff more loosely.
+    seen.sort(key=lambda f: f is not TEXT_RECORDS)
+    for fmt in seen:
+        if fmt.sniff(text):
+            return fmt
+    raise InputError(f"{source or 'the input'} is not a game record of any known format")

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from battlejudge.engines.games import GameInfo, Options, Setup
 from battlejudge.solver.errors import InputError
 
 Z95 = 1.959963984540054
@@ -148,3 +149,35 @@ def run_round_robin(
         if progress is not None:
             progress(spec)
     return pairs
+
+
+def run_tournament(
+    game: GameInfo,
+    names: Sequence[str],
+    games: int,
+    seed: int,
+    options: Options | None = None,
+    *,
+    bot_options: Mapping[str, Any] | None = None,
+    progress: Callable[[GameSpec], None] | None = None,
+) -> list[PairResult]:
+    """A round robin of ``game``'s bots (see the module for seats and seeds); every bot
+    gets ``bot_options`` it takes (``budget_s``, ``iterations``). Claims are decided
+    exactly but not certified (faster; the games are the same). Unknown bot names raise
+    :class:`InputError` before any game is played."""
+    from battlejudge.engines.runner import play_game
+
+    extra = dict(bot_options or {})
+    for name in dict.fromkeys(names):
+        game.make_bot(name, 0, **extra)  # fail fast on a bad name
+    setup = Setup(certify=False)
+
+    def play(spec: GameSpec) -> int | None:
+        bots = [
+            game.make_bot(spec.north, spec.north_seed, **extra),
+            game.make_bot(spec.south, spec.south_seed, **extra),
+        ]
+        _, played = play_game(game, bots, spec.seed, options, setup=setup, record=False)
+        return played.winner
+
+    return run_round_robin(names, games, seed, play, progress)

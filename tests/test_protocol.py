@@ -14,7 +14,7 @@ from battlejudge.apps.protocol import messages as pr
 from battlejudge.apps.protocol.client import ProtocolClient, TableView, build_state
 from battlejudge.apps.protocol.referee import turn_messages
 from battlejudge.engines.battleline.actions import CLAIM, DRAW, END_CLAIMS, PASS, PLAY, Action
-from battlejudge.engines.battleline.bots import make_bot
+from battlejudge.engines.battleline.game import make_bot
 from battlejudge.engines.battleline.record import remove_tactics
 from battlejudge.engines.battleline.state import (
     CLAIM_END,

@@ -9,9 +9,9 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from battlejudge.cli.main import cli
-from battlejudge.engines.battleline import bots
+from battlejudge.engines.battleline.game import GAME, make_bot
 from battlejudge.engines.battleline.actions import END_CLAIMS
-from battlejudge.engines.battleline.selfplay import selfplay
+from battlejudge.engines.selfplay import selfplay
 from battlejudge.engines.battleline.state import new_game
 from battlejudge.engines.game import CHANCE, sample_chance
 from battlejudge.proofs.log import ProofLog, read_log
@@ -133,7 +133,7 @@ def test_engine_logs_refused_claims_too(tmp_path: Path) -> None:
 def _script(seed: int, human_turns: int) -> str:
     """Input for `play`: mirror the game the command will play (same seeds, same bot)
     and type the human's first legal action each time, after some bad input."""
-    bot = bots.make_bot("random", seed + 1)
+    bot = make_bot("random", seed + 1)
     state = new_game(first=0)
     rng = random.Random(seed)
     lines = ["help", "moves", "can I claim 1?", "R11@3", "claim 9"]
@@ -188,6 +188,9 @@ def test_selfplay_bad_input() -> None:
 
 
 def test_selfplay_api_yields_summaries(tmp_path: Path) -> None:
-    games = list(selfplay(("random", "random"), 2, 9, bots.make_bot, out=tmp_path))
+    games = list(selfplay(GAME, ("random", "heuristic"), 2, 9, out=tmp_path))
     assert [g.game_id for g in games] == ["9-0", "9-1"]
+    # the two bots swap seats every game
+    assert [g.seats["north"] for g in games] == ["random", "heuristic"]
+    assert all(g.stats["turns"] > 0 for g in games)
     assert all(g.record is not None and g.record.exists() for g in games)

@@ -435,6 +435,32 @@ class BattleLineState(GameState[Action]):
         whose = "chance" if who == CHANCE else PLAYERS[who]
         return f"{action.notation(self.naming)} is not legal now ({phase}, {whose} to act)"
 
+    def action_to_string(self, action: Action) -> str:
+        """The record token of ``action`` in this game's theme (``R7@3``, ``claim 2``)."""
+        return action.notation(self.naming)
+
+    def parse_action(self, text: str) -> Action:
+        """The legal action that ``text`` names (record notation, either theme's names,
+        any case); :class:`InputError` for notation that names no action,
+        :class:`IllegalActionError` saying why for an action not legal here."""
+        action = Action.parse(text)
+        if action not in self.legal_actions():
+            raise IllegalActionError(self.why_illegal(action))
+        return action
+
+    def public_action_string(self, action: Action, viewer: int) -> str | None:
+        """What ``viewer`` may be told of ``action``: nothing of the deal (his hand shows
+        his cards) or of a closed claim window; a card drawn, only to the player who
+        draws it; every other action in full."""
+        if self.phase == DEAL or action.kind == END_CLAIMS:
+            return None
+        if self.phase == DRAW_CARD:
+            drawer = self.to_move
+            if drawer != viewer:
+                return None
+            return f"{PLAYERS[drawer]} draws {self.naming.card(action.card)}"
+        return self.action_to_string(action)
+
     # -- chance ----------------------------------------------------------------------
     def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
         if self.phase == DEAL:

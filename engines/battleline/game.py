@@ -1,0 +1,237 @@
+"""Battle Line (and its Nine Circles theme) as the generic machinery sees it: the
+registry entries ``battleline`` and ``nine-circles``, its bots, its ``.blg`` records as a
+:class:`~battlejudge.engines.games.RecordFormat`, its position files, and what a human
+may type in ``battlejudge play``.
+
+Options (``-o KEY=VALUE``): ``theme`` (``battleline`` or ``nine-circles``: names only,
+the rules are the same), ``claim_timing`` (``standard`` or ``advanced``, RULINGS.md 14),
+``environment_removable`` (``true`` or ``false``, RULINGS.md 10) and ``deck`` (``full``,
+or ``troops`` for the 60 troops of the community bot protocol).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from battlejudge.engines.battleline import position as positions
+from battlejudge.engines.battleline.actions import CLAIM, END_CLAIMS, Action
+from battlejudge.engines.battleline.bots.heuristic import HeuristicBot
+from battlejudge.engines.battleline.bots.random_bot import RandomBot
+from battlejudge.engines.battleline.bots.search import SearchBot
+from battlejudge.engines.battleline.cards import check_theme
+from battlejudge.engines.battleline.config import RulesConfig
+from battlejudge.engines.battleline.record import (
+    DECKS,
+    GameRecord,
+    record_from_state,
+    remove_tactics,
+    replay,
+)
+from battlejudge.engines.battleline.render import render as render_table
+from battlejudge.engines.battleline.state import (
+    CLAIM_END,
+    CLAIM_START,
+    NORTH,
+    PLAYERS,
+    SOUTH,
+    BattleLineState,
+)
+from battlejudge.engines.game import GameState, IllegalActionError
+from battlejudge.engines.games import GameInfo, GameMeta, Options, Problem, Replayed, Setup
+from battlejudge.proofs.battleline.certificate import CertificateFile
+from battlejudge.solver.errors import InputError
+
+OPTIONS = {
+    "theme": "battleline or nine-circles (names only; the rules are the same)",
+    "claim_timing": "standard (claims until the draw) or advanced (at the turn's start only)",
+    "environment_removable": "true or false: may Deserter and Redeploy take Fog and Mud",
+    "deck": "full, or troops (the 60 troops of the community bot protocol)",
+}
+
+HELP = """Type an action in record notation, for example:
+  R7@3            play Red 7 (or a morale or environment tactic) at flag 3
+  claim 2         claim flag 2 (the solver must prove it)
+  can I claim 2?  ask whether flag 2 can be claimed: the proof or the witness
+  scout, return R3, redeploy R7@3>5, deserter G5@4, traitor G5@4>6, discard R3@5
+  pass, done (no more claims), draw troop, draw tactics
+  moves           list the legal actions; quit to stop."""
+
+
+def config_of(options: Options) -> tuple[RulesConfig, bool]:
+    """The rules settings and whether the game is troops-only, from the options;
+    :class:`InputError` names a bad value."""
+    theme = check_theme(options.get("theme", "battleline"))
+    timing = options.get("claim_timing", "standard")
+    removable = options.get("environment_removable", "true").lower()
+    deck = options.get("deck", "full").lower()
+    if removable not in ("true", "false"):
+        raise InputError(f"option environment_removable={removable!r} is not true or false")
+    if timing not in ("standard", "advanced"):
+        raise InputError(f"option claim_timing={timing!r} is not standard or advanced")
+    if deck not in DECKS:
+        raise InputError(f"option deck={deck!r} is not {' or '.join(DECKS)}")
+    return RulesConfig(removable == "true", timing, theme), deck == "troops"  # type: ignore[arg-type]
+
+
+def new_game(options: Options) -> BattleLineState:
+    """A game at the deal, north to move first."""
+    config, troops_only = config_of(options)
+    state = BattleLineState(config, NORTH)
+    return remove_tactics(state) if troops_only else state
+
+
+def _prepare(state: GameState[Any], setup: Setup) -> None:
+    assert isinstance(state, BattleLineState)
+    state.certify = setup.certify
+    state.log = setup.log  # type: ignore[assignment]
+    state.game_id = setup.game_id
+
+
+def _render(state: GameState[Any], viewer: int | None) -> Any:
+    assert isinstance(state, BattleLineState)
+    return render_table(state, viewer)
+
+
+def _stats(state: GameState[Any]) -> dict[str, Any]:
+    assert isinstance(state, BattleLineState)
+    return {"turns": state.turn, "claims": len(state.claims)}
+
+
+class BlgRecords:
+    """Battle Line's ``.blg`` records (:mod:`.record`) as a record format: replay
+    re-proves every claim; ``upto`` counts turns (the table at the start of that turn)."""
+
+    def sniff(self, text: str) -> bool:
+        head = text.lstrip()[:1]
+        return head in ("[", "#") or head.isdigit()
+
+    def write(
+        self,
+        game: GameInfo,
+        state: GameState[Any],
+        moves: Sequence[tuple[int, str]],
+        meta: GameMeta,
+    ) -> str:
+        assert isinstance(state, BattleLineState)
+        tags: dict[str, str] = {}
+        if meta.event is not None:
+            tags["Event"] = meta.event
+        if meta.game_id is not None:
+            tags["Game"] = meta.game_id
+        if meta.date is not None:
+            tags["Date"] = meta.date
+        for seat in PLAYERS:
+            if seat in meta.bots:
+                tags[seat.capitalize()] = meta.bots[seat]
+        if meta.seed is not None:
+            tags["Seed"] = str(meta.seed)
+        return record_from_state(state, tags).dumps()
+
+    def replay(self, text: str, upto: int | None = None) -> Replayed:
+        rec = GameRecord.loads(text)
+        report = replay(rec, upto_turn=upto)
+        state = report.state
+        theme = rec.config().theme
+        game = NINE_CIRCLES if theme == "nine-circles" else GAME
+        result = PLAYERS[state.winner] if 0 <= state.winner <= 1 else "draw"
+        result = result if state.is_terminal() else None
+        p = report.problem
+        problem = None
+        if p is not None:
+            problem = Problem(p.line, p.kind, p.detail, f"turn {p.turn}", {**p.__dict__})
+        return Replayed(
+            game,
+            state,
+            problem,
+            {"turns": len(rec.turns), "claims": report.claims, "result": result},
+            f"{len(rec.turns)} turns replayed, {report.claims} claims re-proved and verified; "
+            f"result {result or 'unfinished'}.",
+        )
+
+
+BLG = BlgRecords()
+
+_ASK = re.compile(
+    r"^\s*(?:can\s+i\s+claim|claim\s*\?)\s*(?:flag|circle)?\s*(\d+)\s*\??\s*$", re.IGNORECASE
+)
+
+
+def human_input(state: GameState[Any], line: str) -> tuple[list[Any], str | None]:
+    """A line typed in ``battlejudge play``: "can I claim 3?" is answered by the solver
+    (the proof or the witness, nothing is played); a play typed while a claim window is
+    open first closes it; anything else is one action in record notation."""
+    assert isinstance(state, BattleLineState)
+    ask = _ASK.match(line)
+    if ask:
+        return [], answer_claim(state, int(ask.group(1)), state.current_player())
+    action = Action.parse(line)
+    if (
+        action.kind != CLAIM
+        and state.phase in (CLAIM_START, CLAIM_END)
+        and action not in state.legal_actions()
+    ):
+        return [Action(END_CLAIMS), action], None
+    return [action], None
+
+
+def answer_claim(state: BattleLineState, flag: int, player: int) -> str:
+    """'Can I claim flag N?' (N from 1): the solver's proof or witness, without claiming."""
+    if not 1 <= flag <= 9:
+        return f"There is no {state.naming.flag} {flag}."
+    try:
+        proof = state.judge_claim(flag - 1, player)
+    except IllegalActionError as e:
+        return f"No: {e}."
+    lines = [f"Yes, {state.naming.flag} {flag} can be claimed (certified):"] if proof.valid else []
+    lines += [f"  {line}" for line in proof.explanation]
+    return "\n".join(lines)
+
+
+def _dump_position(state: GameState[Any], viewer: int | None) -> str:
+    """The position file of a state; for a ``viewer``, his own hand only and no decks."""
+    assert isinstance(state, BattleLineState)
+    pos = positions.from_state(state, hidden=viewer is not None)
+    if viewer is not None:
+        own = [state.naming.card(c) for c in state.hands[viewer]]
+        pos.hands = positions.PerPlayerCards(**{PLAYERS[viewer]: own})
+    return positions.dumps(pos)
+
+
+def _entry(name: str, title: str, defaults: dict[str, str]) -> GameInfo:
+    return GameInfo(
+        name=name,
+        title=title,
+        suffix=".blg",
+        seats=(PLAYERS[NORTH], PLAYERS[SOUTH]),
+        new_game=new_game,
+        deserialize=BattleLineState.deserialize,
+        bots={"random": RandomBot, "heuristic": HeuristicBot, "search": SearchBot},
+        render=_render,
+        records=BLG,
+        options=OPTIONS,
+        defaults=defaults,
+        help=HELP,
+        play_bot="heuristic",
+        prepare=_prepare,
+        logs_claims=True,
+        read_position=positions.read_state,
+        dump_position=_dump_position,
+        schemas={
+            "position": positions.PositionFile.model_json_schema,
+            "certificate": CertificateFile.model_json_schema,
+        },
+        human_input=human_input,
+        stats=_stats,
+    )
+
+
+GAME = _entry("battleline", "Battle Line", {})
+NINE_CIRCLES = _entry("nine-circles", "Nine Circles", {"theme": "nine-circles"})
+
+
+def make_bot(name: str, seed: int, **bot_options: Any) -> Any:
+    """A Battle Line bot by name (``random``, ``heuristic``, ``search``) or
+    ``module:Class``, seeded (``search`` takes ``budget_s`` and ``iterations``)."""
+    return GAME.make_bot(name, seed, **bot_options)
