@@ -8,7 +8,6 @@ positions are also searched exhaustively with the engine (``cross_checked``). Ex
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -41,6 +40,7 @@ from battlejudge.solver.battleplan.questions import (
     threats,
 )
 from battlejudge.solver.errors import InputError, UndecidedError, VerificationError
+from battlejudge.solver.json_input import parse_json
 
 CROSS_CHECK_CARDS = 3
 """Positions with at most this many face-down cards are also searched exhaustively."""
@@ -49,11 +49,7 @@ CROSS_CHECK_NODES = 100_000
 
 def load_position(path: str) -> Position:
     """Read a position file; :class:`InputError` says where it is malformed."""
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    data = parse_json(Path(path).read_bytes(), path)
     try:
         return position_from_json(data)
     except InputError as e:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from battlejudge.engines.battleline.answers import claim_json, formation_json
 from battlejudge.proofs.battleline import save_certificate, verify_file
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import UndecidedError
+from battlejudge.solver.json_input import parse_json
 
 
 def _print_claim(p: bl.ProvedClaim, verified: bool, certificate: str | None) -> None:
@@ -172,21 +172,22 @@ def claim(
     raise click.exceptions.Exit(EXIT_OK if p.valid else EXIT_NO)
 
 
-def _lines(stream: IO[str]) -> Iterator[tuple[int, str]]:
+def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """The non-blank lines with their numbers, as bytes: each is decoded on its own, so a
+    line that is not UTF-8 spoils no other."""
     for number, line in enumerate(stream, start=1):
         if line.strip():
             yield number, line
 
 
-def check_line(line: str, conflict_limit: int | None) -> dict[str, Any]:
-    """Answer one JSON-lines question; bad input becomes an ``error`` result."""
+def check_line(line: str | bytes, conflict_limit: int | None) -> dict[str, Any]:
+    """Answer one JSON-lines question (UTF-8 bytes or text, within the JSON limits of
+    :func:`parse_json`); bad input becomes an ``error`` result."""
     try:
-        q = bl.ClaimQuestion.from_json(json.loads(line))
+        q = bl.ClaimQuestion.from_json(parse_json(line))
         start = time.perf_counter()
         p = bl.prove(q, conflict_limit=conflict_limit)
         micros = round((time.perf_counter() - start) * 1e6)
-    except json.JSONDecodeError as e:
-        return {"error": f"not JSON: {e.msg} at column {e.colno}"}
     except UndecidedError:
         return {"verdict": "unknown"}
     except ValueError as e:
@@ -206,14 +207,14 @@ def claims() -> None:
 
 
 @claims.command("check")
-@click.argument("file", type=click.File("r", encoding="utf-8"))
+@click.argument("file", type=click.File("rb"))
 @click.option(
     "--conflict-limit",
     type=click.IntRange(min=1),
     default=None,
     help="Give up on a question after this many solver conflicts.",
 )
-def claims_check(file: IO[str], conflict_limit: int | None) -> None:
+def claims_check(file: IO[bytes], conflict_limit: int | None) -> None:
     """Answer every flag question of a JSON-lines FILE (``-`` for stdin), in order.
 
     One JSON result per non-blank line, with its line number. Bad lines get an
@@ -221,7 +222,7 @@ def claims_check(file: IO[str], conflict_limit: int | None) -> None:
     answered, 2 if some line was bad input, 3 if some question was undecided.
     """
     worst = EXIT_OK
-    items = list(_lines(file)) if file is not sys.stdin else None
+    items = list(_lines(file)) if file is not sys.stdin.buffer else None
     show = stderr_is_tty() and items is not None
     source: Any = items if items is not None else _lines(file)
     with (

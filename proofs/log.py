@@ -38,6 +38,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from battlejudge.proofs.battleline.certificate import to_file_model
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError
+from battlejudge.solver.json_input import parse_json
 
 _logger = logging.getLogger(__name__)
 
@@ -232,9 +233,9 @@ def record_error(obj: object) -> str | None:
 def parse_line(raw: bytes) -> dict[str, Any] | str:
     """A line's record, or why it is not one."""
     try:
-        obj = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        return f"not JSON ({e})"
+        obj = parse_json(raw)
+    except InputError as e:  # not JSON, or beyond the JSON limits (named by path)
+        return str(e)
     return record_error(obj) or obj
 
 

@@ -41,6 +41,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from battlejudge.solver.errors import InputError, json_path
+from battlejudge.solver.json_input import parse_json
 
 HOUSE = "house"
 """The name of the shipped card set (``cards=house``)."""
@@ -315,11 +316,7 @@ def book_from_canonical(text: str) -> CardBook:
     """The compiled card set of :attr:`CardSet.canonical` text (cached)."""
     book = _CACHE.get(text)
     if book is None:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise InputError(f"saved card set is not JSON: {e}") from None
-        book = CardBook(parse_card_set(data))
+        book = CardBook(parse_card_set(parse_json(text, "saved card set")))
         _CACHE[text] = book
     return book
 

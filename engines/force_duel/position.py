@@ -18,7 +18,6 @@ rules (those left after cancelling).
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +35,7 @@ from battlejudge.engines.force_duel.state import (
 )
 from battlejudge.solver.errors import InputError, invalid
 from battlejudge.solver.force_duel import CounterExample, ForceQuestion
+from battlejudge.solver.json_input import parse_json
 
 Seat = Literal["p1", "p2"]
 
@@ -85,11 +85,7 @@ def read_position(path: str) -> ForcePosition:
     import sys
 
     text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not JSON: {e}") from None
-    return parse_position(data)
+    return parse_position(parse_json(text, path))
 
 
 class Battle:

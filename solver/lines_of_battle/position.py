@@ -19,7 +19,6 @@ player not to move.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import cached_property
@@ -28,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from battlejudge.solver.errors import InputError, invalid
+from battlejudge.solver.json_input import parse_json
 from battlejudge.solver.lines_of_battle.core import (
     ARCHER,
     ARMY_SIZE,
@@ -163,10 +163,7 @@ def parse_question(data: Any) -> Question:
     """A question from a JSON object (or its text); :class:`InputError` names the JSON
     path of the first bad value."""
     if isinstance(data, str):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as e:
-            raise InputError(f"not JSON: {e}") from None
+        data = parse_json(data)
     try:
         model = PositionModel.model_validate(data)
     except ValidationError as e:
@@ -215,8 +212,4 @@ def load_question(path: str) -> Question:
     """Read a position file; :class:`InputError` names the file for unreadable JSON."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not JSON: {e}") from None
-    return parse_question(data)
+    return parse_question(parse_json(text, path))
