@@ -1,9 +1,10 @@
 """Auditing a proof log against game records (``battlejudge audit LOG --games DIR``).
 
 Every logged question that names a game must be exactly a question that game's position
-asked at that turn (for that player and flag), and every claim made in every game must be
-in the log with the same question. Game ids are the records' ``Game`` tag (or, without
-one, the file name's stem).
+asked at that turn (for that player and flag), every claim made in every game must be
+in the log with the same question, and every record must replay as a legal game with the
+result its ``Result`` tag states (a forfeit stated by its last line). Game ids are the
+records' ``Game`` tag (or, without one, the file name's stem).
 
 It replays Battle Line records with the engine, so it lives over the engines rather than
 in ``proofs`` (which may import only the solver).
@@ -19,6 +20,10 @@ from typing import Any
 from battlejudge.engines.battleline.record import GameRecord, RecordError, replay
 from battlejudge.engines.battleline.state import FLAGS, PLAYERS, BattleLineState
 from battlejudge.solver.errors import BattlejudgeError
+
+
+class UnsoundGame(BattlejudgeError):
+    """A game record that does not replay as a legal game with the result it states."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,10 @@ def _load_game(path: Path) -> tuple[str, _Game]:
                 asked[(turn, PLAYERS[p], i + 1)].add(state.claim_question(i, p).canonical())
 
     report = replay(rec, on_step=look)
+    p = report.problem
+    if p is not None:
+        kind = p.kind.replace("-", " ")
+        raise UnsoundGame(f"{path.name}: turn {p.turn} (line {p.line}): {kind}: {p.detail}")
     claims: dict[tuple[int, str, int], str] = {
         (c.turn, PLAYERS[c.player], c.flag + 1): c.proof.question.canonical()
         for c in report.state.claims
@@ -72,6 +81,9 @@ def check_games(records: list[Any], games_dir: Path) -> list[GameProblem]:
     for path in sorted(games_dir.glob("*.blg")):
         try:
             game_id, game = _load_game(path)
+        except UnsoundGame as e:
+            problems.append(GameProblem(-1, "unsound-game", str(e)))
+            continue
         except (RecordError, BattlejudgeError, ValueError) as e:
             problems.append(GameProblem(-1, "bad-game", f"{path.name}: {e}"))
             continue

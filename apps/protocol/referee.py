@@ -572,7 +572,7 @@ def referee_game(
         game.close()
     state = game.state
     if forfeit is not None and not state.is_terminal():
-        state.forfeit(pr.SEATS.index(forfeit.seat))
+        state.forfeit(pr.SEATS.index(forfeit.seat), forfeit.kind)
     winner: str = "draw" if state.winner == DRAW_GAME else pr.SEATS[state.winner]
     reason = state.end_reason or ""
     if forfeit is not None:

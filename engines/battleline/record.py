@@ -17,6 +17,11 @@ Header tags in brackets, then one line per turn::
     1. N: R7@3 | draw troop G5
     2. S: fog@5 | claim 2 | draw tactics redeploy
 
+A game a referee ended by a forfeit has one last line after its turns,
+``forfeit SEAT REASON`` (``forfeit north timeout``); replay applies it, and checks the
+``Result`` tag (``north``, ``south``, ``draw``, or ``*`` for a game not over) against the
+game it replays.
+
 A turn line holds the turn number, the player to move (N or S) and that turn's actions
 separated by ``|``: ``CARD@FLAG`` plays a troop or a morale or environment tactic;
 ``scout``; ``redeploy CARD@FROM>TO`` (``>discard`` to discard); ``deserter CARD@FLAG``;
@@ -86,6 +91,7 @@ DECKS = ("full", "troops")
 _TAG_RE = re.compile(r'^\[(\w+) "((?:[^"\\]|\\.)*)"\]$')
 _TURN_RE = re.compile(r"^(\d+)\.\s+([NS]):\s*(.*)$")
 _COMMENT_RE = re.compile(r"^(.*?)\s*\{([^{}]*)\}$")
+_FORFEIT_RE = re.compile(r"^forfeit\s+(north|south)(?:\s+([\w-]+))?$", re.IGNORECASE)
 
 
 class RecordError(InputError):
@@ -111,6 +117,9 @@ class Turn:
 class GameRecord:
     tags: dict[str, str] = field(default_factory=dict)
     turns: list[Turn] = field(default_factory=list)
+    forfeit: tuple[int, str] | None = None
+    """Who forfeited the game and why (the record's last line), or None."""
+    forfeit_line: int = field(default=0, compare=False)
 
     # -- text ------------------------------------------------------------------------
     def dumps(self) -> str:
@@ -119,6 +128,9 @@ class GameRecord:
         lines = [f'[{t} "{_escape(self.tags[t])}"]' for t in order]
         lines.append("")
         lines += [turn.line() for turn in self.turns]
+        if self.forfeit is not None:
+            who, why = self.forfeit
+            lines.append(f"forfeit {PLAYERS[who]} {why}".rstrip())
         return "\n".join(lines) + "\n"
 
     @classmethod
@@ -128,6 +140,13 @@ class GameRecord:
         for number, raw in enumerate(text.splitlines(), start=1):
             line = raw.strip()
             if not line or line.startswith("#"):
+                continue
+            if rec.forfeit is not None:
+                raise RecordError(f"line {number}: nothing may follow the forfeit line: {line!r}")
+            f = _FORFEIT_RE.match(line)
+            if f:
+                rec.forfeit = (PLAYERS.index(f.group(1).lower()), f.group(2) or "")
+                rec.forfeit_line = number
                 continue
             m = _TAG_RE.match(line)
             if m:
@@ -254,18 +273,24 @@ def record_from_state(state: BattleLineState, tags: dict[str, str] | None = None
             pending_draw = None
     rec.tags["DealNorth"] = " ".join(deal[NORTH])
     rec.tags["DealSouth"] = " ".join(deal[SOUTH])
-    if state.is_terminal():
-        rec.tags["Result"] = {0: "north", 1: "south"}.get(state.winner, "draw")
-    else:
-        rec.tags.setdefault("Result", "*")
+    rec.forfeit = state.forfeited
+    rec.tags["Result"] = result_tag(state)
     return rec
+
+
+def result_tag(state: BattleLineState) -> str:
+    """The ``Result`` tag a record of this state carries: the winner's seat, ``draw``,
+    or ``*`` while the game is not over."""
+    if not state.is_terminal():
+        return "*"
+    return {0: "north", 1: "south"}.get(state.winner, "draw")
 
 
 @dataclass
 class ReplayProblem:
     turn: int
     line: int
-    kind: str  # "illegal" | "unjustified-claim" | "mismatch"
+    kind: str  # "illegal" | "unjustified-claim" | "mismatch" | "wrong-result"
     detail: str
 
 
@@ -360,6 +385,31 @@ def replay(
             and not state.is_terminal()
         ):
             state.apply_action(Action(END_CLAIMS))
+    if upto_turn is not None:
+        return ReplayReport(state, len(state.claims), None)
+    last_turn = rec.turns[-1].number if rec.turns else 0
+    if rec.forfeit is not None:
+        line = rec.forfeit_line
+        if state.is_terminal():
+            return ReplayReport(
+                state,
+                len(state.claims),
+                ReplayProblem(last_turn, line, "illegal", "a forfeit after the game is over"),
+            )
+        state.forfeit(*rec.forfeit)
+    claimed = rec.tags.get("Result")
+    actual = result_tag(state)
+    if claimed is not None and claimed.strip().lower() != actual:
+        line = rec.forfeit_line or (rec.turns[-1].line_number if rec.turns else 0)
+        said = "not over" if claimed.strip() == "*" else claimed
+        got = "not over" if actual == "*" else actual
+        return ReplayReport(
+            state,
+            len(state.claims),
+            ReplayProblem(
+                last_turn, line, "wrong-result", f"the record says {said}, the game {got}"
+            ),
+        )
     return ReplayReport(state, len(state.claims), None)
 
 
@@ -388,8 +438,10 @@ def _refused_claim(
 
 def _token_actions(token: str) -> tuple[list[Action], int | None]:
     """The actions of one token, and the card a draw token says was received."""
-    m = re.fullmatch(r"draw\s+(troop|tactics)\s+(\S+)", token.strip(), re.IGNORECASE)
+    m = re.fullmatch(r"draw\s+(troop|tactics)(?:\s+(\S+))?", token.strip(), re.IGNORECASE)
     if m:
+        if m.group(2) is None:
+            raise InputError(f"{token.strip()!r} does not name the card drawn")
         return [Action(DRAW, deck=DECK_NAMES.index(m.group(1).lower()))], parse_card(m.group(2))
     return [Action.parse(token)], None
 

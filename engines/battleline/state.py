@@ -220,6 +220,8 @@ class BattleLineState(GameState[Action]):
         self.winner = -1
         self.end_reason: str | None = None
         """Once the game is over, how it ended (one of :data:`END_REASONS`)."""
+        self.forfeited: tuple[int, str] | None = None
+        """Who forfeited and why (:meth:`forfeit`), or None."""
         self.claims: list[ClaimRecord] = []
         self.history: list[Action] = []
         self.last_drawn = -1  # the card the latest draw gave (records print it)
@@ -609,12 +611,17 @@ class BattleLineState(GameState[Action]):
         self.phase = OVER
         self._legal = None
 
-    def forfeit(self, player: int) -> None:
+    def forfeit(self, player: int, why: str = "") -> None:
         """End the game now with ``player`` forfeiting: the other player wins
-        (:data:`FORFEIT`). A referee's verdict, not a move of the game; raises
-        :class:`IllegalActionError` if the game is already over."""
+        (:data:`FORFEIT`). A referee's verdict, not a move of the game; ``why`` is a
+        one-word reason (``timeout``, ``crash``, ``violation``), kept in
+        :attr:`forfeited` for the record. Raises :class:`IllegalActionError` if the game
+        is already over."""
         if self.phase == OVER:
             raise IllegalActionError("the game is already over")
+        if why and not why.replace("-", "").isalnum():
+            raise IllegalActionError(f"a forfeit reason is one word, got {why!r}")
+        self.forfeited = (player, why)
         self._finish(1 - player, FORFEIT)
 
     def _draw(self, deck: int) -> None:
@@ -779,6 +786,9 @@ class BattleLineState(GameState[Action]):
             "idle_turns": self.idle_turns,
             "progress": self.progress,
             "end_reason": self.end_reason,
+            "forfeited": None
+            if self.forfeited is None
+            else [PLAYERS[self.forfeited[0]], self.forfeited[1]],
             "winner": (
                 None
                 if self.winner < 0
@@ -858,6 +868,8 @@ class BattleLineState(GameState[Action]):
         w = d["winner"]
         s.winner = -1 if w is None else DRAW_GAME if w == "draw" else PLAYERS.index(w)
         s.end_reason = d.get("end_reason")
+        lost = d.get("forfeited")
+        s.forfeited = None if lost is None else (PLAYERS.index(lost[0]), lost[1])
         s.drawing = d["drawing"]
         s.after_scout_draw = d["after_scout_draw"]
         return s
