@@ -17,12 +17,14 @@ from battlejudge.cli.common import (
     EXIT_OK,
     EXIT_UNDECIDED,
     emit_json,
+    fail,
     log_options,
     open_log,
     stderr_is_tty,
 )
 from battlejudge.engines.battleline.answers import claim_json, formation_json
 from battlejudge.proofs.battleline import save_certificate, verify_file
+from battlejudge.proofs.budget import DEFAULT_TIME_LIMIT
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import UndecidedError
 from battlejudge.solver.json_input import parse_json
@@ -259,22 +261,38 @@ def formation(cards: str, mud: bool, fog: bool, as_json: bool) -> None:
 @click.command()
 @click.argument("certificate", type=click.Path(exists=True, dir_okay=False))
 @click.option("--deep", is_flag=True, help="Also re-decide the question by brute force.")
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_TIME_LIMIT,
+    show_default=True,
+    metavar="SECONDS",
+    help="Stop the check after this long (exit 3, no verdict).",
+)
 @click.option("--json", "as_json", is_flag=True)
-def verify(certificate: str, deep: bool, as_json: bool) -> None:
+def verify(certificate: str, deep: bool, time_limit: float, as_json: bool) -> None:
     """Check a certificate file: DRAT proof (dratify), CNF re-encoding, witness replay.
 
-    Exit 0 verified, 1 rejected (the reason is printed), 2 not a certificate.
+    A proof out of proportion to its CNF is refused before checking; the check runs in
+    a worker process that is stopped after --time-limit seconds or 512 MiB.
+    Exit 0 verified, 1 rejected (the reason is printed), 2 not a certificate,
+    3 out of time or memory (no verdict).
     """
     from battlejudge.solver.errors import VerificationError
 
     try:
-        cert = verify_file(certificate, deep=deep)
+        cert = verify_file(certificate, deep=deep, time_limit=time_limit)
     except VerificationError as e:
         if as_json:
             emit_json({"verified": False, "reason": str(e)})
         else:
             click.secho(str(e), fg="red", err=True)
         raise click.exceptions.Exit(EXIT_NO) from None
+    except UndecidedError as e:
+        if not as_json:
+            fail(f"undecided: {e}", EXIT_UNDECIDED)
+        emit_json({"verified": None, "reason": str(e)})
+        raise click.exceptions.Exit(EXIT_UNDECIDED) from None
     what = (
         "valid claim, DRAT proof checked"
         if cert.verdict == "valid"

@@ -8,6 +8,7 @@ from battlejudge.proofs.battleline.certificate import (
     load_certificate,
     save_certificate,
     to_file_model,
+    verify_bounded,
     verify_file,
 )
 
@@ -19,5 +20,6 @@ __all__ = [
     "load_certificate",
     "save_certificate",
     "to_file_model",
+    "verify_bounded",
     "verify_file",
 ]

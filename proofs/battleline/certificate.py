@@ -4,6 +4,12 @@ A file holds the canonical question, the verdict, the witness or the blocking se
 and for a valid claim the CNF and its DRAT proof (zlib-compressed, base64) with their
 SHA-256, the encoder version and the solver that wrote the proof. ``verify_file``
 rebuilds the solver's certificate from the file and checks it.
+
+Reading is bounded: a file of more than :data:`MAX_FILE_BYTES` is refused unread, the
+CNF inflates to at most ``MAX_CNF_BYTES`` and the proof to at most what the size rule
+allows a proof of that CNF (:mod:`battlejudge.solver.proof_limits`), so a small body
+cannot inflate into a large one; :func:`verify_bounded` runs the check itself under a
+time and memory budget (:mod:`battlejudge.proofs.budget`).
 """
 
 from __future__ import annotations
@@ -17,13 +23,23 @@ from typing import Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from battlejudge.proofs.atomic import write_atomic
+from battlejudge.proofs.budget import (
+    DEFAULT_MEMORY_LIMIT,
+    DEFAULT_TIME_LIMIT,
+    BudgetPool,
+    default_pool,
+)
 from battlejudge.proofs.files import read_model
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.battleline.formation import Formation
 from battlejudge.solver.errors import VerificationError
+from battlejudge.solver.proof_limits import MAX_CNF_BYTES, RULE, max_proof_bytes, proof_size_error
 
 CERTIFICATE_FORMAT: Final = "battlejudge-certificate"
 SCHEMA_VERSION: Final = 1
+MAX_FILE_BYTES: Final = 8 * 2**20
+"""Bytes of a certificate file, at most: room for the largest CNF and proof the size rule
+allows, compressed and in base64 (real files have a few KB)."""
 
 
 class _Strict(BaseModel):
@@ -90,9 +106,19 @@ def _pack(text: str, digest: str | None) -> BlobModel:
     return BlobModel(sha256=digest or "", data=data)
 
 
-def _unpack(blob: BlobModel, what: str) -> str:
+def _unpack(blob: BlobModel, what: str, field: str, limit: int, why: str) -> str:
+    """The blob's text, inflated to at most ``limit`` bytes: a body that inflates past
+    it is refused (naming ``field``) before the rest is inflated."""
     try:
-        return zlib.decompress(base64.b64decode(blob.data, validate=True)).decode()
+        inflater = zlib.decompressobj()
+        raw = inflater.decompress(base64.b64decode(blob.data, validate=True), limit + 1)
+        if len(raw) > limit or inflater.unconsumed_tail:
+            raise VerificationError(
+                f"certificate rejected: {field} inflates past {limit} bytes, {why}"
+            )
+        if not inflater.eof:
+            raise zlib.error("incomplete or truncated stream")
+        return raw.decode()
     except (binascii.Error, zlib.error, UnicodeDecodeError) as e:
         raise VerificationError(
             f"certificate rejected: the {what} is not zlib+base64 text ({e})"
@@ -132,15 +158,23 @@ def from_file_model(f: CertificateFile) -> bl.Certificate:
     witness = None
     if f.witness is not None:
         witness = bl.Witness(added, Formation(f.witness.formation, f.witness.sum, (), q.fog))
+    cnf = None
+    if f.cnf is not None:
+        cnf = _unpack(f.cnf, "CNF", "cnf.data", MAX_CNF_BYTES, "the most a CNF may have")
+    proof = None
+    if f.proof is not None:
+        most = max_proof_bytes(len(cnf) if cnf is not None else 0)
+        why = f"more than a proof of this CNF may have ({RULE})"
+        proof = _unpack(f.proof, "proof", "proof.data", most, why)
     return bl.Certificate(
         question=q,
         verdict=f.verdict,
         mine=Formation(f.mine.formation, f.mine.sum, (), q.fog),
         witness=witness,
         blocking=blocking,
-        cnf=None if f.cnf is None else _unpack(f.cnf, "CNF"),
+        cnf=cnf,
         cnf_sha256=None if f.cnf is None else f.cnf.sha256,
-        proof=None if f.proof is None else _unpack(f.proof, "proof"),
+        proof=proof,
         proof_sha256=None if f.proof is None else f.proof.sha256,
         question_sha256=f.question_sha256,
         encoder=f.encoder,
@@ -157,12 +191,65 @@ def save_certificate(cert: bl.Certificate, path: str | Path) -> None:
 def load_certificate(path: str | Path) -> CertificateFile:
     """Read and validate a certificate file; bad JSON or schema raises :class:`InputError`
     naming the file and the field."""
-    return read_model(path, CertificateFile, "battlejudge certificate")
+    return read_model(path, CertificateFile, "battlejudge certificate", MAX_FILE_BYTES)
 
 
-def verify_file(path: str | Path, *, deep: bool = False) -> bl.Certificate:
-    """Load, rebuild and verify a certificate file; returns the certificate or raises
-    :class:`VerificationError` (rejected) or :class:`InputError` (not a certificate)."""
+def _verify(cert: bl.Certificate, deep: bool) -> bool:
+    """What a budget worker runs (a module-level function, so it pickles)."""
+    return bl.verify(cert, deep=deep)
+
+
+def verify_bounded(
+    cert: bl.Certificate,
+    *,
+    deep: bool = False,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
+    pool: BudgetPool | None = None,
+) -> Literal[True]:
+    """:func:`~battlejudge.solver.battleline.claims.verify` within ``time_limit``
+    seconds and ``memory_limit`` bytes; True, or :class:`VerificationError` saying why
+    the certificate is rejected, or :class:`UndecidedError` when a budget runs out.
+
+    Work bounded by the certificate's size runs in this process: the proof-size rule
+    (a padded proof is refused in microseconds, before any checking) and, for an
+    invalid verdict, the witness replay (a few cards). The DRAT check and the
+    brute-force oracle (``deep``) run in a worker of ``pool`` (by default one shared by
+    the process), which is killed when the time runs out; the core is free at once.
+    A server passes its own limits and its own pool.
+    """
+    if cert.verdict == "valid" and cert.cnf is not None and cert.proof is not None:
+        too_big = proof_size_error(cert.cnf, cert.proof)
+        if too_big is not None:
+            raise VerificationError(f"certificate rejected: {too_big}")
+    elif not deep:
+        return bl.verify(cert)
+    (pool or default_pool()).run(
+        _verify,
+        cert,
+        deep,
+        time_limit=time_limit,
+        memory_limit=memory_limit,
+        what="checking the certificate",
+    )
+    return True
+
+
+def verify_file(
+    path: str | Path,
+    *,
+    deep: bool = False,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    memory_limit: int | None = DEFAULT_MEMORY_LIMIT,
+    pool: BudgetPool | None = None,
+) -> bl.Certificate:
+    """Load, rebuild and verify a certificate file within the budget of
+    :func:`verify_bounded` (``time_limit`` None: in this process, without limits);
+    returns the certificate or raises :class:`VerificationError` (rejected),
+    :class:`InputError` (not a certificate) or :class:`UndecidedError` (out of budget)."""
     cert = from_file_model(load_certificate(path))
-    bl.verify(cert, deep=deep)
+    if time_limit is None:
+        bl.verify(cert, deep=deep)
+    else:
+        verify_bounded(cert, deep=deep, time_limit=time_limit, memory_limit=memory_limit, pool=pool)
     return cert

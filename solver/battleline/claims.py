@@ -47,6 +47,7 @@ from battlejudge.solver.battleline.formation import (
 )
 from battlejudge.solver.battleline.question import ClaimQuestion
 from battlejudge.solver.errors import BattlejudgeError, RuleError, UndecidedError, VerificationError
+from battlejudge.solver.proof_limits import proof_size_error
 
 Verdict = Literal["valid", "invalid"]
 Status = Literal["valid", "invalid", "unknown"]
@@ -367,7 +368,8 @@ def _reject(why: str) -> VerificationError:
 def verify(certified: Certificate | ProvedClaim, *, deep: bool = False) -> Literal[True]:
     """Check a certificate; return True or raise :class:`VerificationError` saying why.
 
-    Valid: stored hashes match; every blocking card is face up in the question; the CNF
+    Valid: the proof is in proportion to the CNF (``proof_limits``, before any costly work);
+    stored hashes match; every blocking card is face up in the question; the CNF
     is byte for byte what the encoder builds for the question and blocking set; the DRAT
     proof refutes it (``dratify``, which shares no code with the solver). Invalid: the
     witness adds unseen troops only, the right number, and beats the claim by the
@@ -404,6 +406,9 @@ def _verify_valid(c: Certificate) -> None:
         raise _reject("a valid verdict carries no witness")
     if c.cnf is None or c.proof is None:
         raise _reject("a valid verdict needs a CNF and a DRAT proof")
+    too_big = proof_size_error(c.cnf, c.proof)  # before any work: a padded proof is slow
+    if too_big is not None:
+        raise _reject(too_big)
     if sha256(c.cnf) != c.cnf_sha256:
         raise _reject("the CNF does not match its SHA-256")
     if sha256(c.proof) != c.proof_sha256:
