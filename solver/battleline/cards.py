@@ -64,6 +64,8 @@ _NOT_FORMATION_CARDS = {
 }
 _TROOP_RE = re.compile(r"^([ROYGBP])(10|[1-9])$", re.IGNORECASE)
 _TACTIC_NAMES = tuple(MORALE)
+WILD_KIND: dict[int, str] = {60 + i: MORALE[name] for i, name in enumerate(_TACTIC_NAMES)}
+"""The wild kind of each morale tactic's card code (60 alexander ... 63 shield)."""
 
 
 def troop(color: str, value: int) -> Troop:

@@ -55,6 +55,7 @@ from battlejudge.solver.battleline.formation import (
     SKIRMISH,
     WEDGE,
 )
+from battlejudge.solver.battleline.reach import RUNS, Run
 
 ENCODER_VERSION = "battleline-cnf/2"
 """Version 2: certificate formulas leave out the terms the opponent's troops rule out."""
@@ -199,9 +200,9 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
     def fits_color(c: int) -> bool:
         return fixed_colors <= {c}
 
-    def fits_run(s: int) -> bool:
+    def fits_run(r: Run) -> bool:
         return len(set(fixed_values)) == len(fixed_values) and all(
-            s <= v < s + n for v in fixed_values
+            v in r.values for v in fixed_values
         )
 
     def fits_values(values: tuple[int, ...]) -> bool:
@@ -226,11 +227,8 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
     b.top = max(b.top, card.nv)
     b.clauses.extend(tuple(c) for c in card.clauses)
 
-    starts = range(11 - n, 0, -1)
+    runs = RUNS[n]
     all_wild_values = [vals for vals in b.wild_values]
-
-    def run_sum(s: int) -> int:
-        return sum(range(s, s + n))
 
     def covered(v: int, colors: Iterable[int]) -> list[int]:
         """Literals by which value ``v`` can be in the formation: a troop of one of
@@ -239,25 +237,25 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
             vals[v] for vals in all_wild_values if v in vals
         ]
 
-    def wedge(c: int, s: int) -> int:
+    def wedge(c: int, r: Run) -> int:
         """One card of each value of the run, all of color ``c``: every troop is one of
         the run's cells, so a face-up cell refutes it by propagation alone."""
         t = b.new()
-        for v in range(s, s + n):
+        for v in r.values:
             b.clauses.append((-t, *covered(v, [c])))
         b.clauses.extend((-t, cols[c]) for cols in b.wild_colors)
         return t
 
-    def run(s: int) -> int:
+    def run(r: Run) -> int:
         """One card of each value of the run, any colors; troops off the run excluded."""
-        if s not in b.runs:
+        if r.start not in b.runs:
             t = b.new()
-            for v in range(s, s + n):
+            for v in r.values:
                 b.clauses.append((-t, *covered(v, range(6))))
-            off = [x for x in ALL_TROOPS if not s <= value_of(x) < s + n]
+            off = [x for x in ALL_TROOPS if value_of(x) not in r.values]
             b.clauses.extend((-t, -troop_var(x)) for x in off)
-            b.runs[s] = t
-        return b.runs[s]
+            b.runs[r.start] = t
+        return b.runs[r.start]
 
     def phalanx(v: int) -> int | None:
         """``n`` cards of value ``v``: every wild takes ``v``, other values excluded."""
@@ -297,9 +295,10 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
         # Each entry: a disjunction the selector implies.
         needs: list[list[int]]
         if name == WEDGE:
-            good = [s for s in starts if not conditional or _beats(run_sum(s), key)]
-            good = [s for s in good if fits_run(s)]
-            needs = [[wedge(c, s) for c in range(6) if fits_color(c) for s in good]]
+            good_runs = [
+                r for r in runs if fits_run(r) and (not conditional or _beats(r.total, key))
+            ]
+            needs = [[wedge(c, r) for c in range(6) if fits_color(c) for r in good_runs]]
         elif name == PHALANX:
             good = [v for v in range(10, 0, -1) if not conditional or _beats(n * v, key)]
             good = [v for v in good if fits_values((v,) * n)]
@@ -308,8 +307,10 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
             colors = [t for c in range(6) if fits_color(c) and (t := one_color(c)) is not None]
             needs = [colors] + ([value_sums()] if conditional else [])
         elif name == SKIRMISH:
-            good = [s for s in starts if not conditional or _beats(run_sum(s), key)]
-            needs = [[run(s) for s in good if fits_run(s)]]
+            good_runs = [
+                r for r in runs if fits_run(r) and (not conditional or _beats(r.total, key))
+            ]
+            needs = [[run(r) for r in good_runs]]
         else:
             needs = [value_sums()]
         for options in needs:

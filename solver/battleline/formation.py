@@ -6,8 +6,12 @@ sum breaks a tie within a category, no wrap-around), Fog (only the sum counts), 
 that make the side strongest, and may copy a troop that is visible elsewhere.
 
 This is the rules code that the solver uses to set its target and to replay every
-witness before returning it. The brute-force oracle (``oracle.py``) has its own,
-separate evaluation.
+witness before returning it. Which category and sum a side makes is decided once, by
+:func:`reach.strength` (the bitmask evaluator the fast claim decider uses, and where
+the runs are defined); :func:`best_formation` adds the identities the wild cards take
+to make it. The brute-force oracle (``oracle.py``) has its own, separate evaluation:
+``tests/test_formation_oracle.py`` checks both the strength and the identities
+against it.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import permutations
 
+from battlejudge.solver.battleline import reach
 from battlejudge.solver.battleline.cards import (
     WILD_VALUES,
     Card,
@@ -29,7 +34,13 @@ from battlejudge.solver.errors import RuleError
 WEDGE, PHALANX, BATTALION, SKIRMISH, HOST = "wedge", "phalanx", "battalion", "skirmish", "host"
 CATEGORIES: tuple[str, ...] = (WEDGE, PHALANX, BATTALION, SKIRMISH, HOST)
 """Formation names, best first."""
-RANK: dict[str, int] = {name: 4 - i for i, name in enumerate(CATEGORIES)}
+RANK: dict[str, int] = {
+    WEDGE: reach.WEDGE,
+    PHALANX: reach.PHALANX,
+    BATTALION: reach.BATTALION,
+    SKIRMISH: reach.SKIRMISH,
+    HOST: reach.HOST,
+}
 DISPLAY: dict[str, str] = {
     WEDGE: "Wedge",
     PHALANX: "Phalanx",
@@ -84,19 +95,14 @@ def describe_strength(strength: Strength, fog: bool) -> str:
     return f"{DISPLAY[CATEGORIES[4 - rank]]} {total}"
 
 
-def _fill_run(
-    run: Sequence[int], troop_values: list[int], wilds: list[str]
-) -> tuple[int, ...] | None:
-    """Values for the wilds so that troops + wilds are exactly the values in ``run``."""
-    if len(set(troop_values)) != len(troop_values) or not set(troop_values) <= set(run):
-        return None
+def _fill_run(run: Sequence[int], troop_values: list[int], wilds: list[str]) -> tuple[int, ...]:
+    """Values for the wilds so that troops + wilds are exactly the values in ``run``
+    (one exists: :func:`reach.strength` found the run)."""
     missing = [v for v in run if v not in troop_values]
-    if len(missing) != len(wilds):
-        return None
     for perm in permutations(missing):
         if all(v in WILD_VALUES[w] for v, w in zip(perm, wilds, strict=True)):
             return perm
-    return None
+    raise AssertionError(f"no wild values fill the run {list(run)}")  # pragma: no cover
 
 
 def best_formation(cards: Iterable[Card | str], mud: bool = False, fog: bool = False) -> Formation:
@@ -104,6 +110,11 @@ def best_formation(cards: Iterable[Card | str], mud: bool = False, fog: bool = F
 
     ``cards`` must be a complete formation (3 cards, 4 with Mud). Under Fog only the
     sum counts and the formation is reported as a Host with that sum.
+
+    The category and sum are :func:`reach.strength`'s (the rule, RULINGS.md 1, 2, 8);
+    this adds the identities that make them: the run's missing values for a Wedge or
+    Skirmish Line, the common value for a Phalanx, each wild's highest value
+    otherwise, and the troops' color where the formation needs one color.
 
     >>> best_formation(["R4", "R5", "R3"]).label
     'Wedge 12'
@@ -117,48 +128,28 @@ def best_formation(cards: Iterable[Card | str], mud: bool = False, fog: bool = F
             f"a formation needs {n} cards{' (Mud)' if mud else ''}, got {len(cs)}: "
             + " ".join(map(str, cs))
         )
+    rank, total = divmod(reach.strength([c.code for c in cs], n, fog), reach.RANK_SCALE)
     troops = [c.troop for c in cs if c.is_troop]
     wild_cards = [c for c in cs if not c.is_troop]
     wilds = [w for c in wild_cards if (w := c.wild) is not None]
     tvals = [value_of(t) for t in troops]
     tcols = {color_of(t) for t in troops}
-    top = [max(WILD_VALUES[w]) for w in wilds]
-    # A color for wilds that must share the troops' color (or any, if no troops).
-    one_color = next(iter(tcols)) if len(tcols) == 1 else (0 if not tcols else None)
-
-    def done(name: str, wild_ids: Sequence[Troop]) -> Formation:
-        ids = [(c, c.troop) for c in cs if c.is_troop]
-        ids += list(zip(wild_cards, wild_ids, strict=True))
-        total = sum(value_of(t) for _, t in ids)
-        order = {c: i for i, c in enumerate(cs)}
-        ids.sort(key=lambda p: order[p[0]])
-        return Formation(name, total, tuple(ids), fog)
-
-    def free_color() -> int:
-        """A color no troop here has (keeps wild identities distinct where it is free)."""
-        return next((c for c in range(6) if c not in tcols), 0)
-
-    if fog:
-        return done(HOST, [free_color() * 10 + v - 1 for v in top])
-    runs = [range(s, s + n) for s in range(11 - n, 0, -1)]  # highest first
-    if one_color is not None:
-        for run in runs:
-            fill = _fill_run(run, tvals, wilds)
-            if fill is not None:
-                return done(WEDGE, [one_color * 10 + v - 1 for v in fill])
-    for v in range(10, 0, -1):
-        if all(tv == v for tv in tvals) and all(v in WILD_VALUES[w] for w in wilds):
-            used = set(tcols)
-            ids = []
-            for _ in wilds:
-                col = next((c for c in range(6) if c not in used), 0)
-                used.add(col)
-                ids.append(col * 10 + v - 1)
-            return done(PHALANX, ids)
-    if one_color is not None:
-        return done(BATTALION, [one_color * 10 + v - 1 for v in top])
-    for run in runs:
-        fill = _fill_run(run, tvals, wilds)
-        if fill is not None:
-            return done(SKIRMISH, [free_color() * 10 + v - 1 for v in fill])
-    return done(HOST, [free_color() * 10 + v - 1 for v in top])
+    # The troops' color (any, if there are none) for a formation of one color; else a
+    # color no troop has (keeps wild identities distinct where that is free).
+    own = next(iter(tcols)) if tcols else 0
+    free = next((c for c in range(6) if c not in tcols), 0)
+    name = HOST if fog else CATEGORIES[4 - rank]
+    if name in (WEDGE, SKIRMISH):
+        run = next(r for r in reach.RUNS[n] if r.total == total).values
+        color = own if name == WEDGE else free
+        wild_ids = [color * 10 + v - 1 for v in _fill_run(run, tvals, wilds)]
+    elif name == PHALANX:
+        v = total // n
+        colors = [c for c in range(6) if c not in tcols] + [0] * n
+        wild_ids = [colors[i] * 10 + v - 1 for i in range(len(wilds))]
+    else:
+        color = own if name == BATTALION else free
+        wild_ids = [color * 10 + max(WILD_VALUES[w]) - 1 for w in wilds]
+    ids = dict(zip(wild_cards, wild_ids, strict=True))
+    identities = tuple((c, c.troop if c.is_troop else ids[c]) for c in cs)
+    return Formation(name, total, identities, fog)

@@ -1,0 +1,283 @@
+"""What a side can still reach: formation strength over bitmasks, and the exact fast
+claim decider.
+
+This module is the formation rule of the solver, in the form its hot paths need:
+small ints for cards and six 10-bit masks for the troops that may still be added.
+
+- :func:`best_key`: the strongest formation some cards (troops and morale tactics at
+  one side) can reach by adding troops from a pool; with an empty pool and a complete
+  side, that side's strength. Formations, best first: Wedge, Phalanx, Battalion
+  Order, Skirmish Line, Host; higher sum breaks a tie within a category; no
+  wrap-around (RULINGS.md 1). Wild cards take any color and the values their kind
+  allows, a visible troop's identity included (RULINGS.md 2). Fog: only the sum
+  counts; Mud: four cards (RULINGS.md 8).
+- :func:`claim_holds` (ints and masks, for engines and bots) and :func:`holds` (a
+  :class:`ClaimQuestion`): does a claim hold? The claimant needs a complete formation
+  (RULINGS.md 4); the opponent may add any troop that is not face up (RULINGS.md 5),
+  however many it takes, and if the pool is too small the claim holds (RULINGS.md 6);
+  a tie goes to the side that completed first, so every tie is the claimant's while
+  the opponent is incomplete (RULINGS.md 7). Exact: the opponent takes his best
+  formation, so "some completion beats the claim" is "his best reachable key beats
+  it", and :func:`best_key` computes that key category by category.
+
+:func:`~battlejudge.solver.battleline.formation.best_formation` derives from
+:func:`strength` (it adds the identities the wild cards take). The SAT path
+(:mod:`.claims`) stays the certificate path. Tests check both against the brute-force
+oracle (:mod:`.oracle`, which keeps its own, independent evaluation) on every kind of
+question (``tests/test_reach.py``).
+
+A *key* orders formations as the rules do: ``rank * RANK_SCALE + sum``, ranks
+:data:`HOST` 0 to :data:`WEDGE` 4 (under Fog every rank is 0, so only the sum counts);
+:data:`NO_FORMATION` (-1) stands for a side that cannot complete. A *pool* is six
+10-bit masks, one per color, bit ``v - 1`` set when the troop of that color and value
+may still be added. Card codes are the solver's: troops ``color * 10 + value - 1``,
+morale tactics 60-63 (:data:`~battlejudge.solver.battleline.cards.WILD_KIND`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, NamedTuple, TypeAlias
+
+from battlejudge.solver.battleline.cards import WILD_KIND, WILD_VALUES
+from battlejudge.solver.errors import RuleError
+
+if TYPE_CHECKING:
+    from battlejudge.solver.battleline.question import ClaimQuestion
+
+Key: TypeAlias = int
+Pool: TypeAlias = tuple[int, int, int, int, int, int]
+
+HOST, SKIRMISH, BATTALION, PHALANX, WEDGE = range(5)
+"""Category ranks, weakest first (RULINGS.md 1)."""
+RANK_SCALE = 64
+"""More than any sum (at most 40), so the rank dominates a key."""
+NO_FORMATION: Key = -1
+ALL_VALUES = 0x3FF
+EMPTY_POOL: Pool = (0, 0, 0, 0, 0, 0)
+FULL_POOL: Pool = (ALL_VALUES,) * 6
+
+
+class Run(NamedTuple):
+    """``size`` consecutive values from ``start``: their ``total`` and value ``mask``."""
+
+    start: int
+    size: int
+    total: int
+    mask: int
+
+    @property
+    def values(self) -> range:
+        return range(self.start, self.start + self.size)
+
+
+RUNS: dict[int, tuple[Run, ...]] = {
+    n: tuple(
+        Run(s, n, sum(range(s, s + n)), ((1 << n) - 1) << (s - 1)) for s in range(11 - n, 0, -1)
+    )
+    for n in (3, 4)
+}
+"""The runs of 3 and 4 consecutive values (formations of 3, or 4 with Mud), highest
+first, none wrapping around: 9-10-1 is no run (RULINGS.md 1, 8). The one definition of
+runs: Wedge and Skirmish Line everywhere (formations, encodings, bots) use it."""
+
+WILD_MASK: dict[int, int] = {
+    code: sum(1 << (v - 1) for v in WILD_VALUES[kind]) for code, kind in WILD_KIND.items()
+}
+"""Per morale tactic code: the values (as bits) it may take (RULINGS.md 2)."""
+WILD_TOP: dict[int, int] = {code: max(WILD_VALUES[kind]) for code, kind in WILD_KIND.items()}
+"""Per morale tactic code: the highest value it may take."""
+
+_POPCOUNT = [bin(m).count("1") for m in range(1 << 10)]
+_RUN_KEYS = {n: tuple((r.total, r.mask) for r in runs) for n, runs in RUNS.items()}
+
+
+def _top_sums() -> list[tuple[int, ...]]:
+    """``_TOP[mask][k]``: the sum of the k highest values in ``mask`` (k <= 4), or -1."""
+    out = []
+    for m in range(1 << 10):
+        vals = [v for v in range(10, 0, -1) if m >> (v - 1) & 1]
+        out.append(tuple(sum(vals[:k]) if k <= len(vals) else -1 for k in range(5)))
+    return out
+
+
+_TOP = _top_sums()
+
+
+def rank_of(key: Key) -> int:
+    return key // RANK_SCALE
+
+
+def sum_of(key: Key) -> int:
+    return key % RANK_SCALE
+
+
+def pool_from(cards: Iterable[int]) -> Pool:
+    """The pool holding exactly these troops (codes >= 60 are ignored)."""
+    m = [0, 0, 0, 0, 0, 0]
+    for c in cards:
+        if c < 60:
+            m[c // 10] |= 1 << (c % 10)
+    return (m[0], m[1], m[2], m[3], m[4], m[5])
+
+
+def pool_without(pool: Pool, cards: Iterable[int]) -> Pool:
+    """``pool`` minus the given troops (codes >= 60 are ignored)."""
+    m = list(pool)
+    for c in cards:
+        if c < 60:
+            m[c // 10] &= ~(1 << (c % 10))
+    return (m[0], m[1], m[2], m[3], m[4], m[5])
+
+
+def pool_size(pool: Pool) -> int:
+    return sum(_POPCOUNT[m] for m in pool)
+
+
+def _fill(missing: int, wilds: Sequence[int], avail: int) -> bool:
+    """Can the wilds take some of the ``missing`` values (one each) so that every
+    other missing value is in ``avail``?"""
+    if not wilds:
+        return missing & ~avail == 0
+    w = WILD_MASK[wilds[0]] & missing
+    rest = wilds[1:]
+    while w:
+        bit = w & -w
+        if _fill(missing & ~bit, rest, avail):
+            return True
+        w &= ~bit
+    return False
+
+
+def _top_any(pool: Pool, k: int) -> int:
+    """The sum of the k highest values in the pool (any colors), or -1."""
+    if k == 0:
+        return 0
+    total = 0
+    for v in range(10, 0, -1):
+        bit = 1 << (v - 1)
+        for m in pool:
+            if m & bit:
+                total += v
+                k -= 1
+                if k == 0:
+                    return total
+    return -1
+
+
+def best_key(cards: Sequence[int], pool: Pool, size: int = 3, fog: bool = False) -> Key:
+    """The strongest formation ``cards`` (troops and morale tactics at one side) can
+    reach by adding ``size - len(cards)`` troops from ``pool``; :data:`NO_FORMATION` if
+    the pool holds too few. ``pool`` must not hold the side's own troops.
+
+    With an empty pool and a complete side this is the side's strength. Categories
+    are tried best first (RULINGS.md 1); wild cards take any identity their kind
+    allows, visible or not (RULINGS.md 2); Fog counts the sum only (RULINGS.md 8).
+    """
+    troops = [c for c in cards if c < 60]
+    wilds = [c for c in cards if c >= 60]
+    k = size - len(cards)
+    if k < 0:
+        raise RuleError(f"{len(cards)} cards on a side of {size}")
+    wild_top = sum(WILD_TOP[w] for w in wilds)
+    tsum = sum(c % 10 + 1 for c in troops)
+    if fog:
+        top = _top_any(pool, k)
+        return NO_FORMATION if top < 0 else tsum + wild_top + top
+    cols = {c // 10 for c in troops}
+    tmask = 0
+    for c in troops:
+        tmask |= 1 << (c % 10)
+    distinct = _POPCOUNT[tmask] == len(troops)
+    one_color = len(cols) <= 1
+    colors = tuple(cols) if cols else (0, 1, 2, 3, 4, 5)
+    runs = _RUN_KEYS[size]
+    if one_color and distinct:
+        for rsum, rmask in runs:
+            if tmask & ~rmask:
+                continue
+            missing = rmask & ~tmask
+            for col in colors:
+                if _fill(missing, wilds, pool[col]):
+                    return WEDGE * RANK_SCALE + rsum
+    if _POPCOUNT[tmask] <= 1:
+        values = [troops[0] % 10 + 1] if troops else range(10, 0, -1)
+        for v in values:
+            bit = 1 << (v - 1)
+            if any(not WILD_MASK[w] & bit for w in wilds):
+                continue
+            if sum(1 for m in pool if m & bit) >= k:
+                return PHALANX * RANK_SCALE + size * v
+    if one_color:
+        best = -1
+        for col in colors:
+            top = _TOP[pool[col]][k]
+            if top > best:
+                best = top
+        if best >= 0:
+            return BATTALION * RANK_SCALE + tsum + wild_top + best
+    if distinct:
+        any_mask = pool[0] | pool[1] | pool[2] | pool[3] | pool[4] | pool[5]
+        for rsum, rmask in runs:
+            if tmask & ~rmask:
+                continue
+            if _fill(rmask & ~tmask, wilds, any_mask):
+                return SKIRMISH * RANK_SCALE + rsum
+    top = _top_any(pool, k)
+    return NO_FORMATION if top < 0 else tsum + wild_top + top
+
+
+def strength(cards: Sequence[int], size: int = 3, fog: bool = False) -> Key:
+    """The key of a complete formation (``size`` cards), at its best (RULINGS.md 1, 2, 8)."""
+    if len(cards) != size:
+        raise RuleError(f"a complete formation has {size} cards, got {len(cards)}")
+    return best_key(cards, EMPTY_POOL, size, fog)
+
+
+def claim_holds(
+    mine: Sequence[int],
+    theirs: Sequence[int],
+    pool: Pool,
+    size: int,
+    fog: bool,
+    i_completed_last: bool,
+) -> bool:
+    """Does the claim hold (RULINGS.md 4-7)? False if ``mine`` is not complete.
+
+    ``pool`` is every troop not face up (the rules' pool, RULINGS.md 5: no card at any
+    flag or in a discard pile); ``i_completed_last`` matters only when both sides are
+    complete (the side that completed last loses a tie).
+    """
+    if len(mine) != size:
+        return False
+    my_key = best_key(mine, EMPTY_POOL, size, fog)
+    if len(theirs) == size:
+        their_key = best_key(theirs, EMPTY_POOL, size, fog)
+        return my_key > their_key or (my_key == their_key and not i_completed_last)
+    # An incomplete opponent would play last: every tie is the claimant's.
+    return best_key(theirs, pool, size, fog) <= my_key
+
+
+def holds(q: ClaimQuestion) -> bool:
+    """The exact verdict on a flag question, without a SAT call: True when the claim
+    holds. Agrees with :func:`~battlejudge.solver.battleline.decide` and the oracle.
+
+    Raises :class:`RuleError` when both sides are complete and tie but
+    ``completed_first`` is not given (RULINGS.md 7 needs it).
+
+    >>> from battlejudge.solver.battleline import ClaimQuestion
+    >>> holds(ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10"))
+    True
+    """
+    mine = [c.code for c in q.mine]
+    theirs = [c.code for c in q.theirs]
+    size = q.size
+    if len(theirs) == size and q.completed_first is None:
+        ours, its = strength(mine, size, q.fog), strength(theirs, size, q.fog)
+        if ours == its:
+            raise RuleError(
+                f"both sides are complete and tie ({q!r}): completed_first must say who "
+                f"completed first ('mine' or 'theirs')"
+            )
+    pool = pool_without(FULL_POOL, [*q.face_up, *q.theirs_troops])
+    return claim_holds(mine, theirs, pool, size, q.fog, q.completed_first == "theirs")

@@ -1,0 +1,157 @@
+"""The exact fast claim decider (``solver/battleline/reach.py``) against the brute-force
+oracle and the SAT path, on every kind of question: wild cards, Fog, Mud, Fog and Mud,
+both sides complete (ties with ``completed_first``), near-empty pools.
+
+Rules: Formations, Flags; RULINGS.md 1, 2, 4-8. The oracle keeps its own evaluation.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from battlejudge.solver import battleline as bl
+from battlejudge.solver.battleline import oracle, reach
+from battlejudge.solver.errors import RuleError
+
+from strategies import TROOPS, WILDS, any_questions, oracle_answer, questions
+
+SETTINGS = settings()  # the loaded profile (tests/conftest.py): 150 examples, or thorough
+FEWER = settings(max_examples=max(50, settings().max_examples // 3))
+
+
+@SETTINGS
+@given(any_questions())
+def test_holds_agrees_with_the_oracle_and_the_sat_path(q: bl.ClaimQuestion) -> None:
+    expected = oracle_answer(q).valid
+    assert reach.holds(q) == expected
+    assert bl.decide(q).valid == expected
+
+
+@st.composite
+def near_empty(draw: st.DrawFn) -> bl.ClaimQuestion:
+    """A question with at most six troops left unseen: the pool may be too small to
+    complete the opponent's side (RULINGS.md 6), or hold just the one beating card."""
+    q = draw(questions())
+    at_flag = q.mine_troops | q.theirs_troops
+    rest = [c for c in TROOPS if c.code not in at_flag]
+    unseen = draw(st.lists(st.sampled_from(rest), max_size=6, unique=True))
+    seen = [c for c in rest if c not in unseen]
+    return bl.ClaimQuestion(q.mine, q.theirs, seen, q.mud, q.fog, q.completed_first)
+
+
+@SETTINGS
+@given(near_empty())
+def test_near_empty_pools(q: bl.ClaimQuestion) -> None:
+    assert reach.holds(q) == oracle_answer(q).valid
+
+
+@st.composite
+def tied_sides(draw: st.DrawFn) -> tuple[bl.ClaimQuestion, bool]:
+    """Both sides complete with the same values, colors permuted (so the same category
+    and sum: a tie), sometimes with a wild card standing in for one of the opponent's
+    troops; returns the question without ``completed_first`` and whether it ties."""
+    mud, fog = draw(st.booleans()), draw(st.booleans())
+    size = 4 if mud else 3
+    mine = draw(st.lists(st.sampled_from(TROOPS), min_size=size, max_size=size, unique=True))
+    colors = draw(st.permutations(range(6)))
+    theirs: list[str | bl.Card] = [bl.Card(colors[c.code // 10] * 10 + c.code % 10) for c in mine]
+    assume(not set(theirs) & set(mine))
+    if draw(st.booleans()):
+        theirs[draw(st.integers(0, size - 1))] = draw(st.sampled_from(WILDS))
+    taken = {c.code for c in mine} | {c.code for c in theirs if isinstance(c, bl.Card)}
+    rest = [c for c in TROOPS if c.code not in taken]
+    seen = draw(st.lists(st.sampled_from(rest), max_size=20, unique=True))
+    q = bl.ClaimQuestion(mine, theirs, seen, mud=mud, fog=fog)
+    tie = oracle.strength(q.mine, fog) == oracle.strength(q.theirs, fog)
+    return q, tie
+
+
+@SETTINGS
+@given(tied_sides(), st.sampled_from(["mine", "theirs"]))
+def test_both_sides_complete_ties_go_to_who_completed_first(
+    case: tuple[bl.ClaimQuestion, bool], first: str
+) -> None:
+    q, tie = case
+    q = bl.ClaimQuestion(q.mine, q.theirs, q.seen, q.mud, q.fog, completed_first=first)
+    expected = oracle_answer(q).valid
+    assert reach.holds(q) == expected
+    if tie:
+        assert expected == (first == "mine")
+
+
+@FEWER
+@given(tied_sides())
+def test_a_tie_needs_completed_first(case: tuple[bl.ClaimQuestion, bool]) -> None:
+    q, tie = case
+    if tie:
+        with pytest.raises(RuleError, match="completed_first"):
+            reach.holds(q)
+        with pytest.raises(RuleError, match="completed_first"):
+            bl.decide(q)
+    else:
+        assert reach.holds(q) == oracle_answer(q).valid
+
+
+def _codes(cards: list[bl.Card]) -> list[int]:
+    return [c.code for c in cards]
+
+
+@st.composite
+def sides_and_pools(draw: st.DrawFn) -> tuple[list[bl.Card], list[bl.Card], bool, bool]:
+    """An incomplete side (troops and wild cards) and a small pool to complete it from."""
+    mud, fog = draw(st.booleans()), draw(st.integers(0, 3)) == 0
+    size = 4 if mud else 3
+    wilds = [bl.Card.parse(w) for w in draw(st.lists(st.sampled_from(WILDS), unique=True))]
+    if {"alexander", "darius"} <= {str(w) for w in wilds}:
+        wilds = [w for w in wilds if str(w) != "darius"]
+    wilds = wilds[: size - 1]
+    n_troops = draw(st.integers(0, size - 1 - len(wilds)))
+    side = [*wilds, *draw(st.permutations(TROOPS))[:n_troops]]
+    rest = [c for c in TROOPS if c not in side]
+    pool = draw(st.lists(st.sampled_from(rest), max_size=12, unique=True))
+    return side, pool, mud, fog
+
+
+@SETTINGS
+@given(sides_and_pools())
+def test_best_key_is_the_best_completion(
+    case: tuple[list[bl.Card], list[bl.Card], bool, bool],
+) -> None:
+    side, pool, mud, fog = case
+    size = 4 if mud else 3
+    best = max(
+        (oracle.strength((*side, *extra), fog) for extra in combinations(pool, size - len(side))),
+        default=None,
+    )
+    got = reach.best_key(_codes(side), reach.pool_from(_codes(pool)), size, fog)
+    if best is None:
+        assert got == reach.NO_FORMATION
+    else:
+        assert divmod(got, reach.RANK_SCALE) == best
+
+
+def test_runs_are_consecutive_values_without_wrap_around() -> None:
+    # RULINGS.md 1: 9-10-1 is not consecutive; Mud makes runs of four (RULINGS.md 8).
+    for n in (3, 4):
+        runs = reach.RUNS[n]
+        assert [list(r.values) for r in runs] == [
+            list(range(s, s + n)) for s in range(11 - n, 0, -1)
+        ]
+        for r in runs:
+            assert r.total == sum(r.values)
+            assert r.mask == sum(1 << (v - 1) for v in r.values)
+
+
+def test_holds_examples() -> None:
+    # Against the Wedge 3-4-5, B8 needs a Wedge: B6 B7, B7 B9 or B9 B10; B7 and B10 face
+    # up rule out all three.
+    assert reach.holds(bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10"))
+    assert not reach.holds(bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7"))
+    # Too few troops left to complete the opponent's side: the claim holds (RULINGS.md 6).
+    taken = {"R1", "R2", "R3", "G9"}
+    seen = [str(c) for c in TROOPS if str(c) not in taken | {"G10"}]
+    assert reach.holds(bl.ClaimQuestion(mine="R1 R2 R3", theirs="G9", seen=seen))
