@@ -154,3 +154,128 @@ def test_a_failed_write_keeps_the_old_certificate(
         cf.save_certificate(bl.prove(bl.ClaimQuestion(mine="R1 R2 R3")).certificate, path)
     assert path.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["cert.json"]  # no temporary left
+
+
+# -- every field shown to a person is checked or marked informational (issue 15, item 6) --
+WILD_MINE = bl.ClaimQuestion(mine="B8 alexander B10", theirs="R2")  # valid, alexander as B9
+WILD_WITNESS = bl.ClaimQuestion(mine="R2 R4 R6", theirs="cavalry")  # invalid, cavalry as R8
+
+
+def test_the_wild_identities_are_in_the_file() -> None:
+    assert bl.prove(WILD_MINE).mine.wild_choices() == {"alexander": "B9"}
+    witness = bl.prove(WILD_WITNESS).witness
+    assert witness is not None and witness.formation.wild_choices() == {"cavalry": "R8"}
+
+
+@pytest.mark.parametrize(
+    ("q", "field", "wilds", "message"),
+    [
+        (WILD_MINE, "mine", {"alexander": "R9"}, "mine.wilds says alexander as R9, but"),
+        (WILD_MINE, "mine", {}, "mine.wilds says nothing, but"),
+        (WILD_MINE, "mine", {"alexander": "B9", "darius": "B9"}, "mine.wilds says"),
+        (GMT, "mine", {"alexander": "R1"}, "mine.wilds says alexander as R1, but the rules give"),
+        (WILD_WITNESS, "witness", {"cavalry": "Y8"}, "witness.wilds says cavalry as Y8, but"),
+        (
+            WILD_WITNESS,
+            "witness",
+            {},
+            "witness.wilds says nothing, but the rules give cavalry as R8",
+        ),
+    ],
+)
+def test_edited_wild_identities_are_rejected(
+    tmp_path: Path, q: bl.ClaimQuestion, field: str, wilds: dict[str, str], message: str
+) -> None:
+    _, data = _saved(tmp_path, q)
+    data[field]["wilds"] = wilds  # type: ignore[index]
+    with pytest.raises(VerificationError, match=message):
+        cf.verify_file(_tampered(tmp_path, data), time_limit=None)
+
+
+@pytest.mark.parametrize(
+    ("wilds", "message"),
+    [
+        ({"alexander": "B11"}, "mine.wilds: unknown card 'B11'"),
+        ({"B8": "B9"}, "mine.wilds: B8 is not a wild card"),
+        ({"alexander": "darius"}, "mine.wilds: alexander as darius: not a troop"),
+    ],
+)
+def test_wild_identities_that_are_not_cards_are_rejected(
+    tmp_path: Path, wilds: dict[str, str], message: str
+) -> None:
+    _, data = _saved(tmp_path, WILD_MINE)
+    data["mine"]["wilds"] = wilds  # type: ignore[index]
+    with pytest.raises(VerificationError, match=message):
+        cf.verify_file(_tampered(tmp_path, data))
+
+
+def test_wild_identities_are_checked_in_memory_too() -> None:
+    from dataclasses import replace
+
+    from battlejudge.solver.battleline.formation import Formation
+
+    cert = bl.prove(WILD_MINE).certificate
+    alexander = bl.Card.parse("alexander")
+    wrong = Formation(cert.mine.name, cert.mine.total, ((alexander, 8),), cert.mine.fog)  # R9
+    with pytest.raises(VerificationError, match=r"mine\.wilds says alexander as R9"):
+        bl.verify(replace(cert, mine=wrong))
+
+
+# A forged witness of the wrong size that would beat the claim if its size went unchecked:
+# the oracle's evaluation rates two or four blue cards in a run as a Wedge.
+@pytest.mark.parametrize(
+    ("added", "formation", "total", "message"),
+    [
+        ("B9 B10", "wedge", 19, "the witness adds 2 troops to a side of 0"),
+        ("B7 B8 B9 B10", "wedge", 34, "the witness adds 4 troops to a side of 0"),
+        ("", "host", 0, "the witness adds 0 troops to a side of 0"),
+    ],
+)
+def test_a_witness_of_the_wrong_size_is_rejected(
+    tmp_path: Path, added: str, formation: str, total: int, message: str
+) -> None:
+    _, data = _saved(tmp_path, bl.ClaimQuestion(mine="R2 R4 R6"))
+    data["witness"] = {"added": added.split(), "formation": formation, "sum": total, "wilds": {}}
+    with pytest.raises(VerificationError, match=message):
+        cf.verify_file(_tampered(tmp_path, data))
+    _, data = _saved(tmp_path, bl.ClaimQuestion(mine="R2 R4 R6", theirs="B8"))
+    data["witness"] = {"added": ["B9"], "formation": "wedge", "sum": 17, "wilds": {}}
+    with pytest.raises(VerificationError, match="the witness adds 1 troops to a side of 1"):
+        cf.verify_file(_tampered(tmp_path, data))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"blocking": ["B7"]}, "an invalid verdict carries no blocking set"),
+        ("cnf", "an invalid verdict carries no CNF or proof"),
+        ("proof", "an invalid verdict carries no CNF or proof"),
+    ],
+)
+def test_an_invalid_verdict_carries_nothing_unchecked(
+    tmp_path: Path, change: dict[str, object] | str, message: str
+) -> None:
+    _, valid = _saved(tmp_path)
+    _, data = _saved(tmp_path, bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8"))
+    data.update({change: valid[change]} if isinstance(change, str) else change)
+    with pytest.raises(VerificationError, match=message):
+        cf.verify_file(_tampered(tmp_path, data))
+
+
+def test_the_solver_name_is_informational(tmp_path: Path) -> None:
+    # The proof is checked on its own, whoever wrote it: another name still verifies...
+    _, data = _saved(tmp_path)
+    data["solver"] = {"name": "glucose4", "version": "python-sat 0.1"}
+    assert cf.verify_file(_tampered(tmp_path, data)).solver == "glucose4"
+    schema = cf.CertificateFile.model_json_schema()["$defs"]["SolverModel"]
+    assert "informational" in schema["description"].lower()
+    # ...but it is shown to people, so it is a plain printable name, nothing else.
+    for name in ("cadical\x1b[2J", "a\nb", "", "x" * 65):
+        data["solver"] = {"name": name, "version": "1"}
+        with pytest.raises(InputError, match=r"solver\.name"):
+            cf.verify_file(_tampered(tmp_path, data))
+
+
+def test_the_published_schema_is_current() -> None:
+    published = (Path(__file__).parent.parent / "docs" / "certificate.schema.json").read_text()
+    assert published == json.dumps(cf.CertificateFile.model_json_schema(), indent=2) + "\n"

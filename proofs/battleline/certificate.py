@@ -57,17 +57,27 @@ class QuestionModel(_Strict):
     completed_first: Literal["mine", "theirs"] | None = None
 
 
+_WILDS = (
+    'The identity each wild card takes, e.g. {"alexander": "B9"}: checked, it must be the '
+    "one the rules code (best_formation) gives."
+)
+
+
 class FormationModel(_Strict):
+    """The claimant's formation at its best: checked against the question's cards."""
+
     formation: Literal["wedge", "phalanx", "battalion", "skirmish", "host"]
     sum: int
-    wilds: dict[str, str] = Field(default_factory=dict)
+    wilds: dict[str, str] = Field(default_factory=dict, description=_WILDS)
 
 
 class WitnessModel(_Strict):
+    """The completion that beats the claim: replayed by the oracle's own evaluation."""
+
     added: list[str]
     formation: Literal["wedge", "phalanx", "battalion", "skirmish", "host"]
     sum: int
-    wilds: dict[str, str] = Field(default_factory=dict)
+    wilds: dict[str, str] = Field(default_factory=dict, description=_WILDS)
 
 
 class BlobModel(_Strict):
@@ -78,9 +88,17 @@ class BlobModel(_Strict):
     data: str
 
 
+_PRINTABLE = r"^[A-Za-z0-9][A-Za-z0-9 ._+-]{0,63}$"
+
+
 class SolverModel(_Strict):
-    name: str
-    version: str
+    """Informational: the solver that wrote the proof, and its release. Not checked: the
+    DRAT proof is checked on its own (by dratify, which shares no code with any solver),
+    so it does not matter who wrote it. Plain printable names only, since people read
+    them."""
+
+    name: str = Field(pattern=_PRINTABLE, description="Informational, e.g. cadical195.")
+    version: str = Field(pattern=_PRINTABLE, description="Informational, e.g. python-sat 1.9.")
 
 
 class CertificateFile(_Strict):
@@ -146,6 +164,27 @@ def to_file_model(cert: bl.Certificate) -> CertificateFile:
     )
 
 
+def _identities(wilds: dict[str, str], field: str) -> tuple[tuple[bl.Card, int], ...]:
+    """The wild identities a file states, as a formation holds them (``verify`` compares
+    them with the rules code's); a name that is not a wild card or a troop is rejected."""
+    out = []
+    for name, identity in wilds.items():
+        try:
+            card, troop = bl.Card.parse(name), bl.Card.parse(identity)
+        except ValueError as e:
+            raise VerificationError(f"certificate rejected: {field}.wilds: {e}") from e
+        if card.is_troop:
+            raise VerificationError(
+                f"certificate rejected: {field}.wilds: {card} is not a wild card"
+            )
+        if not troop.is_troop:
+            raise VerificationError(
+                f"certificate rejected: {field}.wilds: {card} as {troop}: not a troop"
+            )
+        out.append((card, troop.troop))
+    return tuple(out)
+
+
 def from_file_model(f: CertificateFile) -> bl.Certificate:
     """Rebuild the solver's certificate from a file; a question that does not parse is
     a rejected certificate (it cannot be what a solver certified)."""
@@ -157,7 +196,8 @@ def from_file_model(f: CertificateFile) -> bl.Certificate:
         raise VerificationError(f"certificate rejected: {e}") from e
     witness = None
     if f.witness is not None:
-        witness = bl.Witness(added, Formation(f.witness.formation, f.witness.sum, (), q.fog))
+        ids = _identities(f.witness.wilds, "witness")
+        witness = bl.Witness(added, Formation(f.witness.formation, f.witness.sum, ids, q.fog))
     cnf = None
     if f.cnf is not None:
         cnf = _unpack(f.cnf, "CNF", "cnf.data", MAX_CNF_BYTES, "the most a CNF may have")
@@ -169,7 +209,7 @@ def from_file_model(f: CertificateFile) -> bl.Certificate:
     return bl.Certificate(
         question=q,
         verdict=f.verdict,
-        mine=Formation(f.mine.formation, f.mine.sum, (), q.fog),
+        mine=Formation(f.mine.formation, f.mine.sum, _identities(f.mine.wilds, "mine"), q.fog),
         witness=witness,
         blocking=blocking,
         cnf=cnf,

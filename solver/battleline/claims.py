@@ -365,6 +365,21 @@ def _reject(why: str) -> VerificationError:
     return VerificationError(f"certificate rejected: {why}")
 
 
+def _say_wilds(wilds: dict[str, str], none: str) -> str:
+    return ", ".join(f"{card} as {troop}" for card, troop in wilds.items()) or none
+
+
+def _check_wilds(field: str, stated: Formation, cards: Sequence[Card], q: ClaimQuestion) -> None:
+    """The wild identities a certificate shows must be the ones the rules code gives
+    (``best_formation``): they are shown to people, so they are checked too."""
+    said, want = stated.wild_choices(), best_formation(cards, q.mud, q.fog).wild_choices()
+    if said != want:
+        raise _reject(
+            f"{field}.wilds says {_say_wilds(said, 'nothing')}, but the rules give "
+            f"{_say_wilds(want, 'none (no wild card)')}"
+        )
+
+
 def verify(certified: Certificate | ProvedClaim, *, deep: bool = False) -> Literal[True]:
     """Check a certificate; return True or raise :class:`VerificationError` saying why.
 
@@ -373,7 +388,9 @@ def verify(certified: Certificate | ProvedClaim, *, deep: bool = False) -> Liter
     is byte for byte what the encoder builds for the question and blocking set; the DRAT
     proof refutes it (``dratify``, which shares no code with the solver). Invalid: the
     witness adds unseen troops only, the right number, and beats the claim by the
-    oracle's own evaluation. ``deep`` also re-decides the question by brute force.
+    oracle's own evaluation; no blocking set, CNF or proof. Both: the wild identities
+    shown (``mine`` and the witness) are the ones the rules code gives. ``deep`` also
+    re-decides the question by brute force.
     """
     c = certified.certificate if isinstance(certified, ProvedClaim) else certified
     q = c.question
@@ -387,6 +404,7 @@ def verify(certified: Certificate | ProvedClaim, *, deep: bool = False) -> Liter
             f"it says the claimant has {c.mine.label}, but {format_cards(q.mine)} is "
             f"{describe_strength(mine, q.fog)}"
         )
+    _check_wilds("mine", c.mine, q.mine, q)
     if c.verdict == "valid":
         _verify_valid(c)
     elif c.verdict == "invalid":
@@ -436,6 +454,10 @@ def _verify_invalid(c: Certificate) -> None:
     w = c.witness
     if w is None:
         raise _reject("an invalid verdict needs a witness")
+    if c.blocking:
+        raise _reject("an invalid verdict carries no blocking set")
+    if c.cnf is not None or c.proof is not None:
+        raise _reject("an invalid verdict carries no CNF or proof")
     taken = q.face_up | q.theirs_troops
     codes = [a.code for a in w.added]
     if any(not a.is_troop for a in w.added) or len(set(codes)) != len(codes):
@@ -457,6 +479,7 @@ def _verify_invalid(c: Certificate) -> None:
         raise _reject(
             f"the witness says {w.formation.label} but reaches {describe_strength(theirs, q.fog)}"
         )
+    _check_wilds("witness", w.formation, (*q.theirs, *w.added), q)
 
 
 __all__ = [
