@@ -46,22 +46,46 @@ def audit_report(
         )
 
 
-def print_report(log: str, report: AuditReport, *, as_json: bool, signed: bool) -> NoReturn:
-    """Print an audit report (JSON or one problem a line) and exit 0 clean, 1 problems."""
+def _signature_line(report: AuditReport, require: bool) -> str | None:
+    """What the report says of signatures nobody checked (None once they were)."""
+    if report.signatures_checked:
+        return None
+    n, signed = len(report.records), report.signed
+    if signed == 0:
+        return "No record is signed." + (" --require-signatures fails." if require else "")
+    then = "--require-signatures needs --pubkey." if require else "give --pubkey to check them."
+    return f"Signatures NOT checked: {signed} of {n} records are signed; {then}"
+
+
+def print_report(
+    log: str, report: AuditReport, *, as_json: bool, require_signatures: bool = False
+) -> NoReturn:
+    """Print an audit report (JSON or one problem a line) and exit 0 clean, 1 problems.
+
+    Signatures are only checked with a public key; without one the report says plainly
+    that they were not, and ``require_signatures`` makes that a failure (exit 1)."""
+    ok = report.ok and (report.signatures_checked or not require_signatures)
     if as_json:
-        emit_json(report.to_json())
+        out = report.to_json()
+        out["ok"] = ok
+        if require_signatures:
+            out["signatures"]["required"] = True
+        emit_json(out)
     else:
         for p in report.problems:
             click.echo(f"record {p.record}: {p.kind}: {p.detail}")
         n = len(report.records)
         records = f"{n} record{'s' if n != 1 else ''}"
         if report.ok:
-            what = "chain intact" + (", signatures good" if signed else "")
+            what = "chain intact" + (", signatures good" if report.signatures_checked else "")
             click.secho(f"{log}: {records}, {what}, every certificate verified.", fg="green")
         else:
             k = len(report.problems)
             click.secho(f"{log}: {records}, {k} problem{'s' if k != 1 else ''}.", fg="red")
-    raise click.exceptions.Exit(EXIT_OK if report.ok else EXIT_NO)
+        line = _signature_line(report, require_signatures)
+        if line is not None:
+            click.secho(line, fg="red" if require_signatures else "yellow")
+    raise click.exceptions.Exit(EXIT_OK if ok else EXIT_NO)
 
 
 def run_audit(
@@ -71,11 +95,13 @@ def run_audit(
     deep: bool = False,
     as_json: bool = False,
     checks: Sequence[Check] = (),
+    require_signatures: bool = False,
 ) -> NoReturn:
-    """The whole ``audit`` command: audit, print, exit (0 clean, 1 problems; unreadable
-    log or key: the error propagates to the group, exit 2)."""
+    """The whole ``audit`` command: audit, print, exit (0 clean, 1 problems or, with
+    ``require_signatures``, signatures not checked; unreadable log or key: the error
+    propagates to the group, exit 2)."""
     report = audit_report(log, pubkey=pubkey, deep=deep, checks=checks)
-    print_report(log, report, as_json=as_json, signed=pubkey is not None)
+    print_report(log, report, as_json=as_json, require_signatures=require_signatures)
 
 
 @click.command()
@@ -87,6 +113,11 @@ def run_audit(
     help="Check every record's signature with this public key (PEM); unsigned records "
     "are problems.",
 )
+@click.option(
+    "--require-signatures",
+    is_flag=True,
+    help="Fail (exit 1) unless every record's signature was checked: needs --pubkey.",
+)
 @click.option("--deep", is_flag=True, help="Also re-decide every question by brute force.")
 @click.option(
     "--games",
@@ -95,7 +126,14 @@ def run_audit(
     help="Also check the log against the game records (.blg) in this folder.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def audit(log: str, pubkey: str | None, deep: bool, games: str | None, as_json: bool) -> None:
+def audit(
+    log: str,
+    pubkey: str | None,
+    require_signatures: bool,
+    deep: bool,
+    games: str | None,
+    as_json: bool,
+) -> None:
     """Audit a proof LOG: hash chain, sequence numbers, signatures, and every certificate
     re-verified (DRAT proof or witness) against its record's question and verdict.
 
@@ -105,6 +143,8 @@ def audit(log: str, pubkey: str | None, deep: bool, games: str | None, as_json: 
     question that game's position asked at that turn, and every claim in every game is in
     the log (kinds: missing-claim, not-in-game, question-mismatch, no-game-record,
     bad-game).
+    Signatures are checked only with --pubkey; without it the report says they were not
+    (and --require-signatures makes that exit 1).
     Exit 0 clean, 1 problems found, 2 unreadable log or key.
     """
     checks: list[Check] = []
@@ -117,7 +157,14 @@ def audit(log: str, pubkey: str | None, deep: bool, games: str | None, as_json: 
             return [Problem(p.record, p.kind, p.detail) for p in check_games(list(records), folder)]
 
         checks.append(against_games)
-    run_audit(log, pubkey=pubkey, deep=deep, as_json=as_json, checks=checks)
+    run_audit(
+        log,
+        pubkey=pubkey,
+        deep=deep,
+        as_json=as_json,
+        checks=checks,
+        require_signatures=require_signatures,
+    )
 
 
 @click.group()

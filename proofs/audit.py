@@ -71,20 +71,38 @@ PublicKeyInput: TypeAlias = Ed25519PublicKey | str | PathLike[str] | None
 
 @dataclass(frozen=True)
 class AuditReport:
-    """The complete records of a log and every problem found, in file order."""
+    """The complete records of a log and every problem found, in file order, and whether
+    the signatures were checked (only with a public key: a signature nobody checked
+    proves nothing, and the report says so)."""
 
     records: list[LogRecord]
     problems: list[Problem]
+    signatures_checked: bool = False
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def signed(self) -> int:
+        """How many records carry a signature (checked or not)."""
+        return sum(1 for r in self.records if r.sig is not None)
+
+    def signatures_json(self) -> dict[str, Any]:
+        """``{"checked": ..., "signed": ..., "unsigned": ...}``: record counts."""
+        signed = self.signed
+        return {
+            "checked": self.signatures_checked,
+            "signed": signed,
+            "unsigned": len(self.records) - signed,
+        }
 
     def to_json(self) -> dict[str, Any]:
         return {
             "ok": self.ok,
             "records": len(self.records),
             "problems": [p.to_json() for p in self.problems],
+            "signatures": self.signatures_json(),
         }
 
 
@@ -125,7 +143,7 @@ def audit_records(
             progress(1)
     for check in checks:
         found += check(records)
-    return AuditReport(list(records), _sorted(found))
+    return AuditReport(list(records), _sorted(found), signatures_checked=key is not None)
 
 
 def _public_key(pubkey: PublicKeyInput) -> Ed25519PublicKey | None:

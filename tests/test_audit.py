@@ -87,13 +87,23 @@ def test_a_clean_log(log: tuple[Path, list[str]]) -> None:
     report = audit_log(path, PUB)
     assert report.ok and report.problems == []
     assert [r.seq for r in report.records] == list(range(N))
-    assert report.to_json() == {"ok": True, "records": N, "problems": []}
+    assert report.to_json() == {
+        "ok": True,
+        "records": N,
+        "problems": [],
+        "signatures": {"checked": True, "signed": N, "unsigned": 0},
+    }
     assert audit_log(path, deep=True).ok
 
 
 def test_an_empty_log_is_clean(tmp_path: Path) -> None:
     (tmp_path / "empty.log").write_bytes(b"")
-    assert audit_log(tmp_path / "empty.log").to_json() == {"ok": True, "records": 0, "problems": []}
+    assert audit_log(tmp_path / "empty.log").to_json() == {
+        "ok": True,
+        "records": 0,
+        "problems": [],
+        "signatures": {"checked": False, "signed": 0, "unsigned": 0},
+    }
 
 
 # -- the chain -----------------------------------------------------------------------------
@@ -509,6 +519,8 @@ def test_audit_command_problems(log: tuple[Path, list[str]]) -> None:
     assert r.stdout.splitlines() == [
         "record 2: deleted: 1 record missing before it (seq 2)",
         f"{path}: {N - 1} records, 1 problem.",
+        f"Signatures NOT checked: {N - 1} of {N - 1} records are signed; give --pubkey to "
+        "check them.",
     ]
 
 
@@ -519,7 +531,7 @@ def test_audit_command_json(log: tuple[Path, list[str]]) -> None:
     r = run("audit", str(path), "--json")
     assert r.exit_code == 1
     out = json.loads(r.stdout)
-    assert list(out) == ["ok", "records", "problems"]
+    assert list(out) == ["ok", "records", "problems", "signatures"]
     assert out["ok"] is False and out["records"] == N
     assert len(out["problems"]) == 1
     problem = out["problems"][0]
@@ -527,7 +539,12 @@ def test_audit_command_json(log: tuple[Path, list[str]]) -> None:
     assert problem["kind"] == "reordered" and problem["record"] in (1, 2)
     save(path, make_log(path.with_name("fresh.log")))
     r = run("audit", str(path), "--json")
-    assert r.exit_code == 0 and json.loads(r.stdout) == {"ok": True, "records": N, "problems": []}
+    assert r.exit_code == 0 and json.loads(r.stdout) == {
+        "ok": True,
+        "records": N,
+        "problems": [],
+        "signatures": {"checked": False, "signed": N, "unsigned": 0},
+    }
 
 
 def test_audit_command_unreadable(tmp_path: Path, log: tuple[Path, list[str]]) -> None:
@@ -567,3 +584,68 @@ def test_keys_sign_a_log_end_to_end(tmp_path: Path) -> None:
     r = run("audit", str(path), "--pubkey", str(tmp_path / "judge.pub"))
     assert r.exit_code == 0 and "signatures good" in r.stdout
     assert read_log(path)[0][1].data["sig"]
+
+
+# -- signatures that were not checked are said so (issue 15, item 8) ------------------------
+def test_a_signed_log_audited_without_a_key_says_the_signatures_were_not_checked(
+    log: tuple[Path, list[str]],
+) -> None:
+    path, _ = log
+    r = run("audit", str(path))
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines() == [
+        f"{path}: {N} records, chain intact, every certificate verified.",
+        f"Signatures NOT checked: {N} of {N} records are signed; give --pubkey to check them.",
+    ]
+    r = run("audit", str(path), "--json")
+    assert json.loads(r.stdout)["signatures"] == {"checked": False, "signed": N, "unsigned": 0}
+
+
+def test_an_unsigned_log_says_it_is_unsigned(tmp_path: Path) -> None:
+    path = tmp_path / "plain.log"
+    make_log(path, 2, key=None)
+    r = run("audit", str(path))
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[-1] == "No record is signed."
+    r = run("audit", str(path), "--json")
+    assert json.loads(r.stdout)["signatures"] == {"checked": False, "signed": 0, "unsigned": 2}
+
+
+def test_require_signatures(log: tuple[Path, list[str]], tmp_path: Path) -> None:
+    path, _ = log
+    r = run("audit", str(path), "--require-signatures")
+    assert r.exit_code == 1, r.output
+    assert r.stdout.splitlines()[-1] == (
+        f"Signatures NOT checked: {N} of {N} records are signed; --require-signatures needs "
+        "--pubkey."
+    )
+    r = run("audit", str(path), "--require-signatures", "--json")
+    assert r.exit_code == 1
+    out = json.loads(r.stdout)
+    assert out["ok"] is False and out["problems"] == []
+    assert out["signatures"] == {"checked": False, "signed": N, "unsigned": 0, "required": True}
+    # With the key they are checked, and a clean signed log passes.
+    public = tmp_path / "judge.pub"
+    from cryptography.hazmat.primitives import serialization
+
+    public.write_bytes(
+        PUB.public_bytes(
+            serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+    )
+    r = run("audit", str(path), "--require-signatures", "--pubkey", str(public), "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["signatures"] == {
+        "checked": True,
+        "signed": N,
+        "unsigned": 0,
+        "required": True,
+    }
+    r = run("audit", str(path), "--pubkey", str(public))
+    assert r.exit_code == 0 and "signatures good" in r.stdout and "NOT" not in r.stdout
+    # An unsigned log fails the requirement, with or without a key.
+    plain = tmp_path / "plain.log"
+    make_log(plain, 2, key=None)
+    assert run("audit", str(plain), "--require-signatures").exit_code == 1
+    r = run("audit", str(plain), "--require-signatures", "--pubkey", str(public))
+    assert r.exit_code == 1 and "unsigned" in r.stdout
