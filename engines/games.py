@@ -51,9 +51,20 @@ records), e.g. ``{"cards": "house.toml"}``, ``{"variant": "commander"}`` or
 
 
 class ClaimLog(Protocol):
-    """Where a game appends every claim it decides (a proof log, :mod:`battlejudge.proofs.log`)."""
+    """Where a game appends every claim it decides (``battlejudge.proofs.log.ProofLog``)."""
 
-    def append(self, **fields: Any) -> dict[str, Any]: ...
+    def append(
+        self,
+        *,
+        question: dict[str, Any],
+        verdict: str,
+        certificate: dict[str, Any],
+        game: str | None = None,
+        turn: int | None = None,
+        player: str | None = None,
+        flag: int | None = None,
+        time: str | None = None,
+    ) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -213,7 +224,7 @@ class GameInfo:
         bot = factory(seed=seed, **_accepted(factory, bot_options))
         if not isinstance(getattr(bot, "name", None), str):
             bot.name = name
-        return bot  # type: ignore[no-any-return]
+        return bot
 
     def check_options(self, options: Options) -> None:
         """Raise :class:`InputError` naming the first option this game does not know."""

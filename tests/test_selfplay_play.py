@@ -9,11 +9,11 @@ from pathlib import Path
 from click.testing import CliRunner, Result
 
 from battlejudge.cli.main import cli
-from battlejudge.engines.battleline.game import GAME, make_bot
 from battlejudge.engines.battleline.actions import END_CLAIMS
-from battlejudge.engines.selfplay import selfplay
+from battlejudge.engines.battleline.game import GAME, make_bot
 from battlejudge.engines.battleline.state import new_game
 from battlejudge.engines.game import CHANCE, sample_chance
+from battlejudge.engines.selfplay import selfplay
 from battlejudge.proofs.log import ProofLog, read_log
 
 

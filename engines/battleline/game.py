@@ -85,7 +85,7 @@ def new_game(options: Options) -> BattleLineState:
 def _prepare(state: GameState[Any], setup: Setup) -> None:
     assert isinstance(state, BattleLineState)
     state.certify = setup.certify
-    state.log = setup.log  # type: ignore[assignment]
+    state.log = setup.log
     state.game_id = setup.game_id
 
 
@@ -135,8 +135,9 @@ class BlgRecords:
         state = report.state
         theme = rec.config().theme
         game = NINE_CIRCLES if theme == "nine-circles" else GAME
-        result = PLAYERS[state.winner] if 0 <= state.winner <= 1 else "draw"
-        result = result if state.is_terminal() else None
+        result: str | None = None
+        if state.is_terminal():
+            result = PLAYERS[state.winner] if 0 <= state.winner <= 1 else "draw"
         p = report.problem
         problem = None
         if p is not None:

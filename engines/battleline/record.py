@@ -389,25 +389,26 @@ def replay(
         return ReplayReport(state, len(state.claims), None)
     last_turn = rec.turns[-1].number if rec.turns else 0
     if rec.forfeit is not None:
-        line = rec.forfeit_line
         if state.is_terminal():
             return ReplayReport(
                 state,
                 len(state.claims),
-                ReplayProblem(last_turn, line, "illegal", "a forfeit after the game is over"),
+                ReplayProblem(
+                    last_turn, rec.forfeit_line, "illegal", "a forfeit after the game is over"
+                ),
             )
         state.forfeit(*rec.forfeit)
     claimed = rec.tags.get("Result")
     actual = result_tag(state)
     if claimed is not None and claimed.strip().lower() != actual:
-        line = rec.forfeit_line or (rec.turns[-1].line_number if rec.turns else 0)
+        end = rec.forfeit_line or (rec.turns[-1].line_number if rec.turns else 0)
         said = "not over" if claimed.strip() == "*" else claimed
-        got = "not over" if actual == "*" else actual
+        outcome = "not over" if actual == "*" else actual
         return ReplayReport(
             state,
             len(state.claims),
             ReplayProblem(
-                last_turn, line, "wrong-result", f"the record says {said}, the game {got}"
+                last_turn, end, "wrong-result", f"the record says {said}, the game {outcome}"
             ),
         )
     return ReplayReport(state, len(state.claims), None)

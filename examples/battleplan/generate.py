@@ -93,10 +93,10 @@ def main() -> None:
     for name, data in POSITIONS.items():
         (HERE / name).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     # A position from the recorded game: the last battle turn start with few cards left.
-    rec = GameRecord.loads((HERE / "greedy-vs-greedy.bpg").read_text(encoding="utf-8"))
+    record = GameRecord.loads((HERE / "greedy-vs-greedy.bpg").read_text(encoding="utf-8"))
     best = None
-    for step in range(len(rec.moves)):
-        state = replay(rec, upto=step).state
+    for step in range(len(record.moves)):
+        state = replay(record, upto=step).state
         assert isinstance(state, BattlePlanState)
         try:
             pos = position_of(state, None)
