@@ -1,4 +1,4 @@
-"""Proof-log commands: ``audit`` and ``keys new``.
+"""Proof-log commands: ``audit``, ``log repair`` and ``keys new``.
 
 ``audit`` is a thin layer over :func:`battlejudge.proofs.audit.audit_records`; other
 commands (or more options of this one) audit with extra checks through
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -57,6 +57,15 @@ def _signature_line(report: AuditReport, require: bool) -> str | None:
     return f"Signatures NOT checked: {signed} of {n} records are signed; {then}"
 
 
+def _repair_text(repair: dict[str, Any]) -> str:
+    n, k = len(repair["moved"]), repair["rechained"]
+    lines = ", ".join(str(m["line"]) for m in repair["moved"])
+    return (
+        f"{n} line{'s' if n != 1 else ''} ({lines}) moved aside to {repair['to']}, "
+        f"{k} record{'s' if k != 1 else ''} re-chained."
+    )
+
+
 def print_report(
     log: str, report: AuditReport, *, as_json: bool, require_signatures: bool = False
 ) -> NoReturn:
@@ -85,6 +94,8 @@ def print_report(
         line = _signature_line(report, require_signatures)
         if line is not None:
             click.secho(line, fg="red" if require_signatures else "yellow")
+        for r in report.repairs:
+            click.echo(f"record {r.index}: repaired at {r.time}: {_repair_text(r.data['repair'])}")
     raise click.exceptions.Exit(EXIT_OK if ok else EXIT_NO)
 
 
@@ -194,4 +205,41 @@ def keys_new(prefix: str, as_json: bool) -> None:
     click.echo(f"Key id {ident}.")
 
 
-COMMANDS: tuple[click.Command, ...] = (audit, keys)
+@click.group("log")
+def log_group() -> None:
+    """Proof-log upkeep."""
+
+
+@log_group.command("repair")
+@click.argument("log", type=click.Path(exists=True, dir_okay=False))
+@click.option(
+    "--key",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Sign the repair record, and the records re-chained after the lines moved aside "
+    "(needed when those were signed).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print what was done as JSON.")
+def log_repair(log: str, key: str | None, as_json: bool) -> None:
+    """Move the lines of a proof LOG that are not records (the ones audit calls malformed
+    or torn) aside to LOG.moved-SEQ, re-chain the records after them, and append a
+    repair record saying what was done; the log then audits clean of them and takes
+    appends as before.
+
+    Damage of any other kind (edited, deleted, inserted records...) is not re-chained
+    around: the log is left as it is. Exit 0 repaired (or nothing to repair), 2 not
+    repaired (the reason is printed).
+    """
+    from battlejudge.proofs.repair import repair_log
+
+    done = repair_log(log, load_private_key(key) if key else None)
+    if as_json:
+        emit_json({"repaired": done is not None, **(done.to_json() if done else {})})
+    elif done is None:
+        click.echo(f"{log}: nothing to repair: every line is a record.")
+    else:
+        text = _repair_text(done.record["repair"])
+        click.echo(f"{log}: {text[0].upper()}{text[1:-1]}; logged as record {done.record['seq']}.")
+
+
+COMMANDS: tuple[click.Command, ...] = (audit, log_group, keys)

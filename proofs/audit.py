@@ -13,6 +13,10 @@ damaged log, record by record:
 - ``bad-signature`` and ``unsigned`` (with a public key); ``bad-proof`` (the certificate
   does not verify); ``mismatch`` (question or verdict differ from the certificate's).
 
+A repair record (``battlejudge log repair``) is a link of the chain like any record and
+is signed like one; it carries no certificate. The report lists the repairs: they are
+not problems, but a reader should know the log was repaired.
+
 What a chain cannot show: records cut from the end of the log, or an edit of the last
 record; with signatures an edit shows anyway, as a bad signature.
 """
@@ -84,6 +88,11 @@ class AuditReport:
         return not self.problems
 
     @property
+    def repairs(self) -> list[LogRecord]:
+        """The repair records, in file order."""
+        return [r for r in self.records if r.kind == "repair"]
+
+    @property
     def signed(self) -> int:
         """How many records carry a signature (checked or not)."""
         return sum(1 for r in self.records if r.sig is not None)
@@ -103,6 +112,7 @@ class AuditReport:
             "records": len(self.records),
             "problems": [p.to_json() for p in self.problems],
             "signatures": self.signatures_json(),
+            "repairs": [{"record": r.index, **r.data["repair"]} for r in self.repairs],
         }
 
 
@@ -165,11 +175,13 @@ def _sorted(problems: Iterable[Problem]) -> list[Problem]:
 def record_problems(
     record: LogRecord, pubkey: Ed25519PublicKey | None, deep: bool
 ) -> list[Problem]:
-    """The signature (with a key), the certificate, and the record's agreement with it."""
+    """The signature (with a key), the certificate, and the record's agreement with it
+    (a repair record has a signature only)."""
     problems = []
     if pubkey is not None:
         problems += _signature_problems(record, pubkey)
-    problems += _certificate_problems(record, deep)
+    if record.kind == "claim":
+        problems += _certificate_problems(record, deep)
     return problems
 
 

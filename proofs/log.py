@@ -9,6 +9,12 @@ breaking a link. With a key, ``sig`` is an Ed25519 signature of the record witho
 ``sig``. Each line is ``json.dumps(record, sort_keys=True, separators=(",", ":"))``;
 hashes and signatures cover those bytes (without the newline).
 
+The format is versioned. Version 1 has claim records only, and they carry no version
+field; version 2 adds ``repair`` records (written by :func:`repair_log`), which say
+``"v": 2, "kind": "repair"`` and hold, instead of a claim, what the repair did. Claim
+records are written as in version 1, so a version-1 log is a version-2 log and old logs
+read and audit as before; a record of a later version is reported, not guessed at.
+
 Writing is durable and crash-safe: one ``write`` per record under an exclusive
 ``flock`` (two writers never interleave), then ``fsync``. A write cut short by a crash
 leaves a torn last line; the next writer starts a new line so the torn bytes stay a
@@ -76,7 +82,11 @@ VERDICTS: Final = ("valid", "invalid")
 FIELDS: Final = frozenset(
     ("seq", "game", "turn", "player", "flag", "question", "verdict", "certificate", "time", "prev")
 )
-"""The fields of every record; ``sig`` is added when the log is signed."""
+"""The fields of every claim record; ``sig`` is added when the log is signed."""
+FORMAT_VERSION: Final = 2
+"""The newest log format this code reads and writes (see the module's docstring)."""
+REPAIR_FIELDS: Final = frozenset(("v", "kind", "seq", "prev", "time", "repair"))
+"""The fields of a repair record (format 2); ``sig`` is added when it is signed."""
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _CHUNK = 1 << 16
@@ -124,24 +134,31 @@ class LogRecord:
         return sig
 
     @property
+    def kind(self) -> str:
+        """``claim``, or ``repair`` for a record :func:`repair_log` wrote."""
+        kind: str = self.data.get("kind", "claim")
+        return kind
+
+    @property
     def game(self) -> str | None:
-        game: str | None = self.data["game"]
+        """None for a record that names no game (and for a repair record)."""
+        game: str | None = self.data.get("game")
         return game
 
     @property
     def turn(self) -> int | None:
-        turn: int | None = self.data["turn"]
+        turn: int | None = self.data.get("turn")
         return turn
 
     @property
     def player(self) -> str | None:
-        player: str | None = self.data["player"]
+        player: str | None = self.data.get("player")
         return player
 
     @property
     def flag(self) -> int | None:
         """1-based."""
-        flag: int | None = self.data["flag"]
+        flag: int | None = self.data.get("flag")
         return flag
 
     @property
@@ -197,21 +214,74 @@ def _time_error(value: object) -> str | None:
     return None
 
 
+def _repair_error(obj: dict[str, Any]) -> str | None:
+    """Why ``obj`` is not a repair record (format 2), or None."""
+    v: Any = obj.get("v")
+    if not _is_int(v) or v < 2:
+        return f"v must be a format version (2), got {v!r}"
+    if v > FORMAT_VERSION:
+        return f"log format version {v}: this battlejudge reads versions 1 to {FORMAT_VERSION}"
+    if obj.get("kind") != "repair":
+        return f"kind must be 'repair' in a format {v} record, got {obj.get('kind')!r}"
+    missing = sorted(REPAIR_FIELDS - obj.keys())
+    if missing:
+        return f"no {missing[0]!r} field"
+    unknown = sorted(obj.keys() - REPAIR_FIELDS - {"sig"})
+    if unknown:
+        return f"unknown field {unknown[0]!r}"
+    why = _link_error(obj)
+    if why:
+        return why
+    repair = obj["repair"]
+    if not isinstance(repair, dict) or set(repair) != {"moved", "to", "before", "rechained"}:
+        return "repair must be an object with moved, to, before and rechained"
+    moved = repair["moved"]
+    if not isinstance(moved, list) or not all(
+        isinstance(m, dict)
+        and set(m) == {"line", "sha256"}
+        and _is_int(m["line"])
+        and m["line"] >= 0
+        and isinstance(m["sha256"], str)
+        and _HEX64.fullmatch(m["sha256"])
+        for m in moved
+    ):
+        return "repair.moved must list {line, sha256} objects"
+    if not isinstance(repair["to"], str):
+        return f"repair.to must be a file name, got {repair['to']!r}"
+    if not isinstance(repair["before"], str) or not _HEX64.fullmatch(repair["before"]):
+        return f"repair.before must be a SHA-256 in hex, got {repair['before']!r}"
+    if not _is_int(repair["rechained"]) or repair["rechained"] < 0:
+        return f"repair.rechained must be a whole number, got {repair['rechained']!r}"
+    if "sig" in obj and not isinstance(obj["sig"], str):
+        return f"sig must be a base64 string, got {obj['sig']!r}"
+    return _time_error(obj["time"])
+
+
+def _link_error(obj: dict[str, Any]) -> str | None:
+    seq, prev = obj["seq"], obj["prev"]
+    if not _is_int(seq) or seq < 0:
+        return f"seq must be a whole number >= 0, got {seq!r}"
+    if not isinstance(prev, str) or not _HEX64.fullmatch(prev):
+        return f"prev must be 64 lowercase hex digits, got {prev!r}"
+    return None
+
+
 def record_error(obj: object) -> str | None:
-    """Why ``obj`` is not a record (one line), or None if it has the shape of one."""
+    """Why ``obj`` is not a record (one line), or None if it has the shape of one: a claim
+    record (format 1, no ``v``) or a repair record (format 2)."""
     if not isinstance(obj, dict):
         return f"a record is a JSON object, got {type(obj).__name__}"
+    if "v" in obj or "kind" in obj:
+        return _repair_error(obj)
     missing = sorted(FIELDS - obj.keys())
     if missing:
         return f"no {missing[0]!r} field"
     unknown = sorted(obj.keys() - FIELDS - {"sig"})
     if unknown:
         return f"unknown field {unknown[0]!r}"
-    seq, prev = obj["seq"], obj["prev"]
-    if not _is_int(seq) or seq < 0:
-        return f"seq must be a whole number >= 0, got {seq!r}"
-    if not isinstance(prev, str) or not _HEX64.fullmatch(prev):
-        return f"prev must be 64 lowercase hex digits, got {prev!r}"
+    why = _link_error(obj)
+    if why:
+        return why
     for name in ("game", "player"):
         if obj[name] is not None and not isinstance(obj[name], str):
             return f"{name} must be a string or null, got {obj[name]!r}"
@@ -256,7 +326,11 @@ def read_log(path: str | Path) -> tuple[list[LogRecord], list[Problem]]:
     file cannot be read and :class:`InputError` if it is not a proof log at all (no
     record, and some line that is not a torn write).
     """
-    data = Path(path).read_bytes()
+    return parse_log(Path(path).read_bytes(), path)
+
+
+def parse_log(data: bytes, path: str | Path = "") -> tuple[list[LogRecord], list[Problem]]:
+    """:func:`read_log` on the bytes of a log (``path`` names it in errors)."""
     lines = data.split(b"\n")
     tail = lines.pop()  # b"" when the file ends with a newline
     records: list[LogRecord] = []
@@ -375,11 +449,11 @@ class ProofLog:
         self._torn = False
         self._open()
         try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX)
+            fd = self._lock()
             try:
-                self._refresh(os.fstat(self._fd).st_size)
+                self._refresh(os.fstat(fd).st_size)
             finally:
-                fcntl.flock(self._fd, fcntl.LOCK_UN)
+                fcntl.flock(fd, fcntl.LOCK_UN)
         except BaseException:
             self.close()
             raise
@@ -397,6 +471,23 @@ class ProofLog:
                 os.fsync(dfd)
             finally:
                 os.close(dfd)
+
+    def _lock(self) -> int:
+        """Take the file's exclusive lock and return its descriptor, reopening first when
+        the path names another file than ours (:func:`repair_log` replaces the log
+        whole, under the lock): records always go to the file that is the log."""
+        while True:
+            fd = self._fd
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = True  # removed: nothing to follow
+            if same:
+                return fd
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+            self._open()
 
     def _refresh(self, size: int) -> None:
         self._last, self._seq, self._torn = _tail(self._fd, size, self.path)
@@ -457,8 +548,7 @@ class ProofLog:
             if self._pid != os.getpid():
                 os.close(self._fd)
                 self._open()
-            fd = self._fd
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            fd = self._lock()
             try:
                 size = os.fstat(fd).st_size
                 if size != self._size:  # another writer, or a torn write of ours

@@ -92,6 +92,7 @@ def test_a_clean_log(log: tuple[Path, list[str]]) -> None:
         "records": N,
         "problems": [],
         "signatures": {"checked": True, "signed": N, "unsigned": 0},
+        "repairs": [],
     }
     assert audit_log(path, deep=True).ok
 
@@ -103,6 +104,7 @@ def test_an_empty_log_is_clean(tmp_path: Path) -> None:
         "records": 0,
         "problems": [],
         "signatures": {"checked": False, "signed": 0, "unsigned": 0},
+        "repairs": [],
     }
 
 
@@ -531,7 +533,7 @@ def test_audit_command_json(log: tuple[Path, list[str]]) -> None:
     r = run("audit", str(path), "--json")
     assert r.exit_code == 1
     out = json.loads(r.stdout)
-    assert list(out) == ["ok", "records", "problems", "signatures"]
+    assert list(out) == ["ok", "records", "problems", "signatures", "repairs"]
     assert out["ok"] is False and out["records"] == N
     assert len(out["problems"]) == 1
     problem = out["problems"][0]
@@ -544,6 +546,7 @@ def test_audit_command_json(log: tuple[Path, list[str]]) -> None:
         "records": N,
         "problems": [],
         "signatures": {"checked": False, "signed": N, "unsigned": 0},
+        "repairs": [],
     }
 
 
