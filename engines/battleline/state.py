@@ -1,8 +1,14 @@
 """The Battle Line game: setup, turns, the nine flags, all ten tactics, claims, game end.
 
 Rules: the GMT rulebook (seed 000) with shared/RULINGS.md, rulings 1-16. A claim is
-legal only if the solver proves it; the engine keeps the certificate of every claim it
-allows and answers a refused claim with the solver's witness.
+legal exactly when it holds, as the solver's fast exact decider says (no SAT call on
+the hot path); the engine keeps the certificate (the SAT proof) of every claim it
+allows, unless ``certify`` is off, and answers a refused claim with the solver's
+witness.
+
+For searches: :meth:`BattleLineState.clone` copies without serializing, and
+:meth:`BattleLineState.fix_hidden` deals a sample of the hidden cards (a hand, the
+decks' order) into a copy, after which chance draws in that order.
 
 Turn shape (each step a decision of the player to move unless it says otherwise):
 claims at the start of the turn; play one card, or pass when no troop can be played
@@ -20,9 +26,11 @@ equal flags are a draw.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from operator import attrgetter
 from typing import Any, Literal, Protocol
 
 from battlejudge.engines.battleline.actions import (
@@ -70,6 +78,8 @@ from battlejudge.engines.battleline.cards import (
 from battlejudge.engines.battleline.config import RulesConfig
 from battlejudge.engines.game import CHANCE, TERMINAL, GameFacts, GameState, IllegalActionError
 from battlejudge.solver import battleline as bl
+from battlejudge.solver.battleline import reach
+from battlejudge.solver.errors import RuleError
 
 NORTH, SOUTH = 0, 1
 PLAYERS: tuple[Literal["north"], Literal["south"]] = ("north", "south")
@@ -117,15 +127,18 @@ PHASE_NAMES = (
     "over",
 )
 
+_ACTION_ORDER = attrgetter("kind", "card", "flag", "source", "deck")
+"""Action's own order (its fields in turn), as a fast sort key."""
+
 FACTS = GameFacts(
     name="battleline", players=2, chance=True, hidden_information=True, max_length=6000
 )
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class Placed:
     """A card at a flag: formation cards carry the turn they were placed (RULINGS.md 7);
-    environment cards carry their owner."""
+    environment cards carry their owner. Immutable, so clones share them."""
 
     card: CardCode
     turn: int
@@ -139,7 +152,10 @@ class Flag:
     claimed_by: int = -1
 
     def has(self, env: CardCode) -> bool:
-        return any(p.card == env for p in self.environment)
+        for p in self.environment:  # at most Fog and Mud: a loop beats any() here
+            if p.card == env:
+                return True
+        return False
 
     @property
     def size(self) -> int:
@@ -148,6 +164,12 @@ class Flag:
 
     def open_slot(self, player: int) -> bool:
         return self.claimed_by < 0 and len(self.sides[player]) < self.size
+
+    def copy(self) -> Flag:
+        """An independent copy (the placed cards, immutable, are shared)."""
+        return Flag(
+            (list(self.sides[0]), list(self.sides[1])), list(self.environment), self.claimed_by
+        )
 
     def completed_at(self, player: int) -> int | None:
         """The turn the side completed: the latest placement among its cards."""
@@ -202,6 +224,9 @@ class BattleLineState(GameState[Action]):
         # Decks: cards in unknown order, plus a stack of known cards on top (last = top),
         # each with the player who knows it (Scout returns).
         self.unknown: tuple[list[CardCode], list[CardCode]] = (list(TROOPS), list(TACTIC_CARDS))
+        self.decks_ordered = False
+        """True once :meth:`fix_hidden` has fixed the order of ``unknown`` (top = last):
+        chance then deals and draws the top card."""
         self.known_top: tuple[list[tuple[CardCode, int]], list[tuple[CardCode, int]]] = ([], [])
         self.flags = [Flag() for _ in range(FLAGS)]
         self.discards: tuple[list[CardCode], list[CardCode]] = ([], [])
@@ -227,10 +252,6 @@ class BattleLineState(GameState[Action]):
         self.last_drawn = -1  # the card the latest draw gave (records print it)
         self._table_version = 0  # bumped by every action that changes the table
         self._face_up: tuple[int, frozenset[CardCode]] = (-1, frozenset())
-        # (flag, player) -> (the flag's cards, valid, the witness's troops if invalid)
-        self._claim_memo: dict[
-            tuple[int, int], tuple[tuple[object, ...], bool, frozenset[CardCode]]
-        ] = {}
         self._legal: list[Action] | None = None
 
     # -- basic facts -----------------------------------------------------------------
@@ -300,30 +321,36 @@ class BattleLineState(GameState[Action]):
             self._face_up = (self._table_version, frozenset(cards))
         return self._face_up[1]
 
-    def claimable(self, flag: int, player: int) -> bool:
-        """Does the solver prove this claim?
+    def claim_pool(self) -> reach.Pool:
+        """The troops an opponent may still add at any flag, as the fast decider's masks:
+        every troop not face up (RULINGS.md 5)."""
+        face_up = [p.card for f in self.flags for side in f.sides for p in side]
+        face_up += [c for pile in self.discards for c in pile]
+        return reach.pool_without(reach.FULL_POOL, face_up)
 
-        Remembered per flag: no card ever goes from face up to hidden, so while the flag's
-        own cards are unchanged a proven claim stays proven (more face-up cards only block
-        more), and a refuted one stays refuted while its witness's troops are unseen.
+    def claimable(self, flag: int, player: int, pool: reach.Pool | None = None) -> bool:
+        """Does the claim hold? Decided exactly by the solver's fast decider
+        (:func:`battlejudge.solver.battleline.reach.claim_holds`, RULINGS.md 4-7), which
+        agrees with the SAT proof :meth:`judge_claim` gives; a claim is legal iff this
+        holds. ``pool``: :meth:`claim_pool`, when the caller has it already.
         """
         f = self.flags[flag]
-        if f.claimed_by >= 0 or len(f.sides[player]) != f.size:
+        mine = f.sides[player]
+        n = f.size
+        if f.claimed_by >= 0 or len(mine) != n:
             return False
-        here = (
-            tuple((p.card, p.turn) for p in f.sides[0]),
-            tuple((p.card, p.turn) for p in f.sides[1]),
-            tuple(p.card for p in f.environment),
+        theirs = f.sides[1 - player]
+        # RULINGS.md 7: with both sides complete, the claimant loses a tie unless he
+        # completed first (as claim_question's completed_first says).
+        last = len(theirs) == n and not max(p.turn for p in mine) < max(p.turn for p in theirs)
+        return reach.claim_holds(
+            [p.card for p in mine],
+            [p.card for p in theirs],
+            self.claim_pool() if pool is None else pool,
+            n,
+            f.has(FOG),
+            last,
         )
-        memo = self._claim_memo.get((flag, player))
-        if memo is not None and memo[0] == here:
-            if memo[1] or not memo[2] & self.face_up_troops():
-                return memo[1]
-        d = bl.decide(self.claim_question(flag, player))
-        valid = d.valid is True
-        witness = frozenset(c.code for c in d.witness.added) if d.witness else frozenset()
-        self._claim_memo[(flag, player)] = (here, valid, witness)
-        return valid
 
     def judge_claim(self, flag: int, player: int) -> bl.ProvedClaim:
         """The certified answer to a claim: a proof, or the witness that beats it."""
@@ -340,11 +367,18 @@ class BattleLineState(GameState[Action]):
     # -- legal actions ---------------------------------------------------------------
     def legal_actions(self) -> list[Action]:
         if self._legal is None:
-            self._legal = sorted(self._generate())
+            self._legal = sorted(self._generate(), key=_ACTION_ORDER)
         return list(self._legal)
 
     def _claims(self, player: int) -> list[Action]:
-        return [Action(CLAIM, flag=i) for i in range(FLAGS) if self.claimable(i, player)]
+        out = []
+        pool = None
+        for i, f in enumerate(self.flags):
+            if f.claimed_by < 0 and len(f.sides[player]) == f.size:
+                pool = self.claim_pool() if pool is None else pool
+                if self.claimable(i, player, pool):
+                    out.append(Action(CLAIM, flag=i))
+        return out
 
     def _generate(self) -> list[Action]:
         p = self.current_player()
@@ -471,6 +505,8 @@ class BattleLineState(GameState[Action]):
             pool = self.unknown[self.drawing]
         else:
             return []
+        if self.decks_ordered:
+            return [(Action(CARD, card=pool[-1]), Fraction(1))]
         share = Fraction(1, len(pool))
         return [(Action(CARD, card=c), share) for c in sorted(pool)]
 
@@ -660,7 +696,9 @@ class BattleLineState(GameState[Action]):
             p = self.to_move
             if self.phase in (CLAIM_START, CLAIM_END):
                 timing_ok = self.phase == CLAIM_START or self.config.claim_timing == "standard"
-                if timing_ok and self._claims(p):
+                claims = self._claims(p) if timing_ok else []
+                if claims:
+                    self._legal = [*claims, Action(END_CLAIMS)]  # sorted: claims come first
                     return
                 self.phase = PLAY_PHASE if self.phase == CLAIM_START else DRAW_PHASE
             elif self.phase == SCOUT_DRAW:
@@ -803,10 +841,10 @@ class BattleLineState(GameState[Action]):
                 sorted(cards(sorted(self.hands[i]))) if visible else len(self.hands[i])
             )
         if viewer is None:
-            data["unknown"] = {
-                "troop": cards(sorted(self.unknown[0])),
-                "tactics": cards(sorted(self.unknown[1])),
-            }
+            decks = [d if self.decks_ordered else sorted(d) for d in self.unknown]
+            data["unknown"] = {"troop": cards(decks[0]), "tactics": cards(decks[1])}
+            if self.decks_ordered:
+                data["decks_ordered"] = True
             data["drawing"] = self.drawing
             data["after_scout_draw"] = self.after_scout_draw
         return data
@@ -827,10 +865,69 @@ class BattleLineState(GameState[Action]):
         return self.serialize()
 
     def clone(self) -> BattleLineState:
-        other = BattleLineState.deserialize(self.serialize())
+        """An independent copy, without serializing: every container is copied, the
+        immutable parts (placed cards, actions, claim records) are shared. The copy has
+        no claim log (its claims are not this game's)."""
+        other = BattleLineState.__new__(BattleLineState)
+        other.__dict__.update(self.__dict__)
+        other.log = None
+        other.hands = (list(self.hands[0]), list(self.hands[1]))
+        other.unknown = (list(self.unknown[0]), list(self.unknown[1]))
+        other.known_top = (list(self.known_top[0]), list(self.known_top[1]))
+        other.flags = [f.copy() for f in self.flags]
+        other.discards = (list(self.discards[0]), list(self.discards[1]))
+        other.tactics_played = list(self.tactics_played)
+        other.leader_played = list(self.leader_played)
+        other.mud_queue = list(self.mud_queue)
         other.claims = list(self.claims)
         other.history = list(self.history)
+        other._legal = None if self._legal is None else list(self._legal)
         return other
+
+    def fix_hidden(
+        self,
+        hands: Mapping[int, Sequence[CardCode]],
+        decks: tuple[Sequence[CardCode], Sequence[CardCode]],
+    ) -> None:
+        """Fix what chance has not revealed: the hand of each player in ``hands`` and the
+        order of both decks (bottom first, top last; each as long as the deck). A
+        search plays its samples of the hidden cards this way (a *determinization*).
+
+        The cards given must be exactly the cards now in those hands and decks: raises
+        :class:`RuleError` naming a card that is not, and changes nothing then. The
+        top cards of a deck take the places of its known cards (Scout returns: who knows
+        each place is kept). From then on chance deals and draws the top card of the
+        fixed order (:attr:`decks_ordered`), with probability 1.
+        """
+        before = Counter([*self.unknown[0], *self.unknown[1]])
+        before.update(c for deck in self.known_top for c, _ in deck)
+        after = Counter([*decks[0], *decks[1]])
+        for player, hand in hands.items():
+            before.update(self.hands[player])
+            after.update(hand)
+        extra, missing = after - before, before - after
+        if extra or missing:
+            card, what = (
+                (min(extra), "is not hidden here") if extra else (min(missing), "is not given")
+            )
+            raise RuleError(f"fix_hidden: card {self.naming.card(card)} {what} (or given twice)")
+        for deck in (0, 1):
+            if len(decks[deck]) != self.deck_size(deck):
+                raise RuleError(
+                    f"fix_hidden: deck {deck} holds {self.deck_size(deck)} cards, "
+                    f"got an order of {len(decks[deck])}"
+                )
+        for player, hand in hands.items():
+            self.hands[player][:] = hand
+        for deck in (0, 1):
+            order = list(decks[deck])
+            cut = len(order) - len(self.known_top[deck])
+            self.unknown[deck][:] = order[:cut]
+            self.known_top[deck][:] = [
+                (c, who) for c, (_, who) in zip(order[cut:], self.known_top[deck], strict=True)
+            ]
+        self.decks_ordered = True
+        self._legal = None
 
     @classmethod
     def deserialize(cls, text: str) -> BattleLineState:
@@ -861,6 +958,7 @@ class BattleLineState(GameState[Action]):
             s.unknown[deck].clear()
             s.unknown[deck].extend(parse_card(c) for c in d["unknown"][name])
             s.known_top[deck].extend((parse_card(c), w) for c, w in d["known_top"][name])
+        s.decks_ordered = d.get("decks_ordered", False)
         s.scout_draws, s.scout_returns = d["scout"]
         s.mud_queue = [(PLAYERS.index(o), f) for o, f in d["mud_queue"]]
         s.idle_turns = d["idle_turns"]

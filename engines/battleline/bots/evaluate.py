@@ -8,13 +8,16 @@ counts ``HAND_P``; an unseen card (deck or the opponent's hand) counts the chanc
 it reaches that player before the game ends. Taking the strongest reachable
 formation first gives a distribution of the side's final strength; comparing the two
 sides' distributions gives the chance of winning the flag. Flags a claim already
-decides (:func:`formations.claim_holds`, exact) count 1 or 0.
+decides (:func:`battlejudge.solver.battleline.reach.claim_holds`, the rules' exact
+decider) count 1 or 0.
 
-The game value sums the flags and adds, for every three adjacent flags, the chance of
-holding all three minus the opponent's (Breakthrough); the heuristic plays to raise it.
+The game value sums the flags and adds, for every three adjacent flags
+(:data:`~battlejudge.engines.battleline.state.ADJACENT_TRIPLES`), the chance of holding
+all three minus the opponent's (Breakthrough); the heuristic plays to raise it.
 Everything here uses only one player's view: a :class:`Position` built from his
-:class:`Observation` (or, inside the search, from a deal of the light model, seen from
-that player's side: his hand, the table, how many troops the opponent holds).
+:class:`Observation`, or, inside the search, from a determinized game state seen from
+his side (:meth:`Position.from_state`: his hand, the table, how many troops the
+opponent holds).
 """
 
 from __future__ import annotations
@@ -22,20 +25,20 @@ from __future__ import annotations
 import copy
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from battlejudge.engines.battleline.bots import formations as fm
 from battlejudge.engines.battleline.bots.observation import FLAGS, FOG, Observation
+from battlejudge.engines.battleline.state import ADJACENT_TRIPLES, BattleLineState
+from battlejudge.solver.battleline import reach
 
 HAND_P = 0.6
 """The chance that a troop in hand ends up at a given flag if it suits it."""
 BREAKTHROUGH = 1.0
 """Weight of three adjacent flags in the game value."""
 EPS = 0.002
-_RUNS = {
-    n: [(sum(range(s, s + n)), ((1 << n) - 1) << (s - 1)) for s in range(11 - n, 0, -1)]
-    for n in (3, 4)
-}
+_RUNS = {n: tuple((r.total, r.mask) for r in runs) for n, runs in reach.RUNS.items()}
+"""The rules' runs (:data:`reach.RUNS`) as (sum, value mask)."""
 
 
 class Dist:
@@ -136,17 +139,34 @@ _KMAX = 4
 def _top_all(items: Sequence[tuple[int, float]]) -> list[tuple[float, float]]:
     """For k = 0..4: (expected sum of the k best values obtained, scaled to k cards;
     P(at least k obtained)) for independent items (value, probability), best first."""
-    mass = [1.0] + [0.0] * _KMAX  # mass[4] is "4 or more"
-    acc = [0.0] * (_KMAX + 1)
+    # m0..m4: the mass of 0..3 and "4 or more" obtained so far; a1..a4: the expected
+    # sums. Unrolled (the search's hottest loop), in the same floating-point order.
+    m0, m1, m2, m3, m4 = 1.0, 0.0, 0.0, 0.0, 0.0
+    a1 = a2 = a3 = a4 = 0.0
     for v, p in items:
-        below = 0.0
-        for k in range(1, _KMAX + 1):
-            below += mass[k - 1]
-            acc[k] += v * p * below
-        for c in range(_KMAX - 1, -1, -1):
-            moved = mass[c] * p
-            mass[c] -= moved
-            mass[c + 1] += moved
+        vp = v * p
+        below = m0
+        a1 += vp * below
+        below += m1
+        a2 += vp * below
+        below += m2
+        a3 += vp * below
+        below += m3
+        a4 += vp * below
+        moved = m3 * p
+        m3 -= moved
+        m4 += moved
+        moved = m2 * p
+        m2 -= moved
+        m3 += moved
+        moved = m1 * p
+        m1 -= moved
+        m2 += moved
+        moved = m0 * p
+        m0 -= moved
+        m1 += moved
+    mass = [m0, m1, m2, m3, m4]
+    acc = [0.0, a1, a2, a3, a4]
     out = [(0.0, 1.0)]
     for k in range(1, _KMAX + 1):
         at_least = sum(mass[k:])
@@ -184,7 +204,7 @@ def _fill_p(missing: int, wilds: Sequence[int], pv: Sequence[float]) -> float:
             m &= ~bit
         return p
     best = 0.0
-    w = fm.WILD_MASK[wilds[0]] & missing
+    w = reach.WILD_MASK[wilds[0]] & missing
     while w:
         bit = w & -w
         best = max(best, _fill_p(missing & ~bit, wilds[1:], pv))
@@ -196,10 +216,10 @@ def side_dist(cards: Sequence[int], size: int, fog: bool, probs: Probs) -> Dist:
     """The distribution of the strongest formation this side ends with (see module)."""
     k = size - len(cards)
     if k <= 0:
-        return Dist(((fm.strength(cards[:size], size, fog), 1.0),), 0.0)
+        return Dist(((reach.strength(cards[:size], size, fog), 1.0),), 0.0)
     troops = [c for c in cards if c < 60]
     wilds = tuple(sorted(c for c in cards if c >= 60))
-    wild_top = sum(fm.WILD_TOP[w] for w in wilds)
+    wild_top = sum(reach.WILD_TOP[w] for w in wilds)
     tsum = sum(c % 10 + 1 for c in troops)
     host_sum, host_p = probs.host[k] if k < len(probs.host) else (0.0, 0.0)
     targets: list[tuple[int, float]] = []
@@ -222,28 +242,30 @@ def side_dist(cards: Sequence[int], size: int, fog: bool, probs: Probs) -> Dist:
                     continue
                 pr = probs.wedge(col, rmask & ~tmask, wilds)
                 if pr > EPS:
-                    targets.append((fm.WEDGE * fm.RANK_SCALE + rsum, pr))
+                    targets.append((reach.WEDGE * reach.RANK_SCALE + rsum, pr))
     if bin(tmask).count("1") <= 1:
         values = [troops[0] % 10 + 1] if troops else range(10, 0, -1)
         for v in values:
             bit = 1 << (v - 1)
-            if any(not fm.WILD_MASK[w] & bit for w in wilds):
+            if any(not reach.WILD_MASK[w] & bit for w in wilds):
                 continue
             pr = probs.phalanx(v, k)
             if pr > EPS:
-                targets.append((fm.PHALANX * fm.RANK_SCALE + size * v, pr))
+                targets.append((reach.PHALANX * reach.RANK_SCALE + size * v, pr))
     if one_color:
         for col in colors:
             top, pr = probs.battalion(col, k)
             if pr > EPS:
-                targets.append((fm.BATTALION * fm.RANK_SCALE + round(tsum + wild_top + top), pr))
+                targets.append(
+                    (reach.BATTALION * reach.RANK_SCALE + round(tsum + wild_top + top), pr)
+                )
     if distinct:
         for rsum, rmask in runs:
             if tmask & ~rmask:
                 continue
             pr = probs.skirmish(rmask & ~tmask, wilds)
             if pr > EPS:
-                targets.append((fm.SKIRMISH * fm.RANK_SCALE + rsum, pr))
+                targets.append((reach.SKIRMISH * reach.RANK_SCALE + rsum, pr))
     if host_p > EPS:
         targets.append((round(tsum + wild_top + host_sum), host_p))
     return _combine(targets)
@@ -278,8 +300,8 @@ def win_chance(mine: Dist, theirs: Dist, tie_mine: float) -> float:
 def game_value(p: Sequence[float]) -> float:
     """Flags expected plus the Breakthrough term (see module)."""
     v = sum(p)
-    for i in range(FLAGS - 2):
-        a, b, c = p[i], p[i + 1], p[i + 2]
+    for i, j, k in ADJACENT_TRIPLES:
+        a, b, c = p[i], p[j], p[k]
         v += BREAKTHROUGH * (a * b * c - (1 - a) * (1 - b) * (1 - c))
     return v
 
@@ -305,7 +327,7 @@ class Position:
     player: int
     hand: list[int]
     flags: list[FlagView]
-    face_up: set[int]
+    face_up: AbstractSet[int]
     """Every troop on the table or discarded."""
     unseen: list[int]
     """Troops the player cannot see (the opponent's hand and the troop deck)."""
@@ -342,6 +364,42 @@ class Position:
             obs.opp_hand_counts()[0],
         )
 
+    @classmethod
+    def from_state(cls, state: BattleLineState, player: int) -> Position:
+        """``player``'s position in a game state, read directly (no JSON): equal to
+        ``from_observation(observe(state, player))``, and as fast as a search's
+        playouts need. Reads only what ``player`` may know, apart from the number of
+        troops the opponent holds, which the public counts give anyway."""
+        opp = 1 - player
+        views = []
+        for f in state.flags:
+            size = f.size
+            mine, theirs = f.sides[player], f.sides[opp]
+            views.append(
+                FlagView(
+                    [p.card for p in mine],
+                    [p.card for p in theirs],
+                    size,
+                    f.has(FOG),
+                    f.claimed_by,
+                    max([p.turn for p in mine]) if len(mine) >= size else -1,
+                    max([p.turn for p in theirs]) if len(theirs) >= size else -1,
+                )
+            )
+        face_up = state.face_up_troops()
+        known = set(state.hands[player])
+        known.update(c for c, who in state.known_top[0] if who == player)
+        known |= face_up
+        return cls(
+            player,
+            list(state.hands[player]),
+            views,
+            face_up,
+            [c for c in range(60) if c not in known],
+            state.deck_size(0),
+            sum(1 for c in state.hands[opp] if c < 60),
+        )
+
 
 class Evaluator:
     """Flag win chances and the game value from one player's position."""
@@ -352,7 +410,7 @@ class Evaluator:
         self.pos = pos
         self.player = pos.player
         self.flags = pos.flags
-        self.rules_pool = fm.pool_from([c for c in range(60) if c not in pos.face_up])
+        self.rules_pool = reach.pool_from([c for c in range(60) if c not in pos.face_up])
         unseen = pos.unseen
         n_unseen = max(1, len(unseen))
         troop_deck = pos.troop_deck
@@ -452,18 +510,18 @@ class Evaluator:
             m = _best_subset(m, n, fg)
         if len(t) > n:
             t = _best_subset(t, n, fg)
-        pool = fm.pool_without(self.rules_pool, [*removed, *m, *t])
+        pool = reach.pool_without(self.rules_pool, [*removed, *m, *t])
         if len(m) == n and len(t) == n:
             # A side changed now completes now, after any side left as it was.
             m_done = 10**6 if mine is not None else view.mine_done
             t_done = 10**6 if theirs is not None else view.theirs_done
-            mk, tk = fm.strength(m, n, fg), fm.strength(t, n, fg)
+            mk, tk = reach.strength(m, n, fg), reach.strength(t, n, fg)
             if mk != tk:
                 return 1.0 if mk > tk else 0.0
             return 1.0 if m_done < t_done else 0.0 if t_done < m_done else 0.5
-        if len(m) == n and fm.claim_holds(m, t, pool, n, fg, False):
+        if len(m) == n and reach.claim_holds(m, t, pool, n, fg, False):
             return 1.0
-        if len(t) == n and fm.claim_holds(t, m, pool, n, fg, False):
+        if len(t) == n and reach.claim_holds(t, m, pool, n, fg, False):
             return 0.0
         probs = self.my_probs(removed)
         dm = self.dist(m, n, fg, probs)
@@ -483,7 +541,7 @@ def _best_subset(cards: Sequence[int], n: int, fog: bool) -> list[int]:
         rest = [c for i, c in enumerate(cards) if i != drop]
         if len(rest) != n:
             continue
-        k = fm.strength(rest, n, fog)
+        k = reach.strength(rest, n, fog)
         if k > best_key:
             best, best_key = rest, k
     return best

@@ -15,6 +15,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from battlejudge.engines.battleline.actions import (
     CLAIM,
     DESERTER,
@@ -197,17 +199,24 @@ def choose_deck(obs: Observation, actions: list[Action]) -> Action:
     if len(decks) == 1:
         return next(iter(decks.values()))
     mine_on_top = [bool(obs.known_top[d]) and obs.known_top[d][-1] != UNKNOWN for d in (0, 1)]
-    if mine_on_top[TROOP_DECK] != mine_on_top[TACTICS_DECK]:
-        return decks[TACTICS_DECK if mine_on_top[TROOP_DECK] else TROOP_DECK]
     me = obs.player
-    troops = sum(1 for c in obs.hand if c < 60)
-    tactics = len(obs.hand) - troops
     open_slots = sum(
         max(0, obs.size(f) - len(obs.sides[f][me])) for f in range(9) if obs.claimed_by[f] < 0
     )
+    return decks[deck_choice(obs.hand, open_slots, mine_on_top)]
+
+
+def deck_choice(hand: list[int], open_slots: int, mine_on_top: Sequence[bool]) -> int:
+    """The deck :func:`choose_deck` draws from when both can be drawn: ``hand`` the
+    player's cards, ``open_slots`` his free places at unclaimed flags, ``mine_on_top``
+    per deck whether its top card is one he put back with a Scout."""
+    if mine_on_top[TROOP_DECK] != mine_on_top[TACTICS_DECK]:
+        return TACTICS_DECK if mine_on_top[TROOP_DECK] else TROOP_DECK
+    troops = sum(1 for c in hand if c < 60)
+    tactics = len(hand) - troops
     if troops >= open_slots or (tactics == 0 and troops >= 4):
-        return decks[TACTICS_DECK]
-    return decks[TROOP_DECK]
+        return TACTICS_DECK
+    return TROOP_DECK
 
 
 def choose(obs: Observation, actions: list[Action]) -> Action:
