@@ -28,8 +28,9 @@ from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from battlejudge.engines.battleline.bots.observation import FLAGS, FOG, Observation
-from battlejudge.engines.battleline.state import ADJACENT_TRIPLES, BattleLineState
+from battlejudge.engines.battleline.bots.observation import Observation
+from battlejudge.engines.battleline.cards import FOG
+from battlejudge.engines.battleline.state import ADJACENT_TRIPLES, FLAGS, BattleLineState
 from battlejudge.solver.battleline import reach
 
 HAND_P = 0.6

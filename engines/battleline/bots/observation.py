@@ -15,11 +15,9 @@ import json
 import random
 from dataclasses import dataclass, field
 
-from battlejudge.engines.battleline.cards import CardCode, parse_card
-from battlejudge.engines.battleline.state import PLAYERS, BattleLineState
+from battlejudge.engines.battleline.cards import MUD, CardCode, parse_card
+from battlejudge.engines.battleline.state import FLAGS, PLAYERS, BattleLineState
 
-FLAGS = 9
-MUD, FOG = 65, 64
 UNKNOWN = -1
 """A card on a deck whose identity the player does not know."""
 
