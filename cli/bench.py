@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import time
+from pathlib import Path
 
 import click
 
-from battlejudge.cli.common import emit_json
+from battlejudge.apps.guide.evaluate import PARTS as GUIDE_PARTS
+from battlejudge.cli.common import EXIT_BAD_INPUT, emit_json, fail
 from battlejudge.solver.battleline import bench as claim_bench
 
 
@@ -61,6 +64,70 @@ def bench_claims(seed: int, count: int, repeat: int, no_brute_force: bool, as_js
     click.echo(f"  peak memory (RSS): {r.peak_rss_mb:.0f} MB")
     for name, ok in r.checks.items():
         click.echo(f"  target {name}: {'met' if ok else 'MISSED'}")
+
+
+@bench.command("guide")
+@click.option(
+    "--sets",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("tests", "guide", "eval"),
+    show_default=True,
+    help="Folder of the guide's question sets (<part>.toml).",
+)
+@click.option(
+    "--part", "parts", multiple=True, type=click.Choice(GUIDE_PARTS), help="Only these parts."
+)
+@click.option("--keywords-only", is_flag=True, help="Rank without the embedding model.")
+@click.option("--json", "as_json", is_flag=True)
+def bench_guide(
+    directory: Path, parts: tuple[str, ...], keywords_only: bool, as_json: bool
+) -> None:
+    """Rules guide: top-1 section accuracy, fallback precision and recall, latency, per game.
+
+    Latency is per question with the guide already built (warm); building each game's guide is
+    timed on its own.
+    """
+    from battlejudge.apps.guide import Guide, load
+    from battlejudge.apps.guide.embed import shared_embedder
+    from battlejudge.apps.guide.evaluate import measure
+
+    embedder = None if keywords_only else shared_embedder()
+    guides: dict[str, Guide] = {}
+    build_ms: dict[str, float] = {}
+
+    def guide_for(game: str) -> Guide:
+        if game not in guides:
+            start = time.perf_counter()
+            guides[game] = Guide(load(game), embedder=embedder)
+            build_ms[game] = 1000 * (time.perf_counter() - start)
+        return guides[game]
+
+    try:
+        rows = measure(directory, parts or GUIDE_PARTS, guide_for)
+    except ValueError as e:
+        fail(str(e), EXIT_BAD_INPUT)
+    model = "keywords only" if embedder is None else "keywords + sentence vectors"
+    if as_json:
+        emit_json({"retrieval": model, "build_ms": build_ms, "rows": [r.to_json() for r in rows]})
+        return
+    click.echo(
+        f"rules guide, {model}; guide build ms: "
+        + ", ".join(f"{g} {ms:.0f}" for g, ms in build_ms.items())
+    )
+    click.echo(
+        f"{'part':8} {'game':16} {'qs':>4} {'oos':>4} {'top-1':>7} {'fb P':>5} {'fb R':>5} "
+        f"{'conf.wrong':>10} {'med ms':>7} {'max ms':>7}"
+    )
+    for r in rows:
+        f = r.figures
+        pr = "-" if f.fallback_precision is None else f"{f.fallback_precision:.2f}"
+        rc = "-" if f.fallback_recall is None else f"{f.fallback_recall:.2f}"
+        click.echo(
+            f"{r.part:8} {r.game:16} {len(f.in_scope):4} {len(f.out_of_scope):4} "
+            f"{100 * f.accuracy:6.1f}% {pr:>5} {rc:>5} {len(f.confident_wrong):10} "
+            f"{f.latency_ms(0.5):7.2f} {f.latency_ms(1.0):7.2f}"
+        )
 
 
 COMMANDS: tuple[click.Command, ...] = (bench,)

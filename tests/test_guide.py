@@ -1,15 +1,17 @@
-"""The offline rules guide (issue 5): references, accuracy, card lookups, walkthroughs, CLI.
+"""The offline rules guide (issues 5 and 20): retrieval, answers, references, cards, CLI.
 
-Question sets live in tests/guide/<game>.toml: each question names the section the answer must
-cite, and every out-of-scope question must get the fallback sentence. The accuracy tests print
-the per-game figure and fail below 100%.
+The evaluation set lives in tests/guide/eval/: tuned.toml (player-style questions the guide was
+tuned on), heldout.toml (written first and never tuned on) and formal.toml (the first guide's
+questions). The accuracy tests hold each part above a floor a little under its measured figure
+(``battlejudge bench guide`` prints the figures), and no part may hold a confident wrong answer.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import tomllib
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,7 @@ from click.testing import CliRunner
 from battlejudge.apps.guide import (
     FALLBACK,
     GAMES,
+    HIGH,
     THRESHOLD,
     Guide,
     Session,
@@ -28,16 +31,27 @@ from battlejudge.apps.guide import (
     game_id,
     load,
 )
-from battlejudge.apps.guide.reference import WalkthroughKind, parse
+from battlejudge.apps.guide.embed import shared_embedder
+from battlejudge.apps.guide.evaluate import PARTS, Figures, load_cases
+from battlejudge.apps.guide.evaluate import run as run_cases
+from battlejudge.apps.guide.reference import WalkthroughKind, parse, sentences, with_faqs
 from battlejudge.cli.main import cli
 
-SETS = Path(__file__).parent / "guide"
+EVAL = Path(__file__).parent / "guide" / "eval"
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+EMBEDDINGS = shared_embedder() is not None
 
 SETUP_FOLLOW_UP = "Do you have any questions about the setup process?"
 TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 
-# Every tactics card under both themes' names (shared/RULINGS.md): name -> (Battle Line entry,
+# Floors a little under the figures `battlejudge bench guide` measured (top-1 section accuracy
+# over the in-scope questions of each part), with and without the embedding model.
+FLOORS = {
+    True: {"tuned": 0.94, "heldout": 0.80, "formal": 0.95},
+    False: {"tuned": 0.82, "heldout": 0.70, "formal": 0.85},
+}
+
+# Every tactics card under both themes' names (docs/rulings.md): name -> (Battle Line entry,
 # Nine Circles entry). Mud, Scout and Redeploy keep their Battle Line names in Nine Circles.
 CARDS: dict[str, tuple[str, str]] = {
     "Alexander": ("Leader", "Beelzebub and Mephistopheles"),
@@ -65,52 +79,75 @@ def guide(game: str) -> Guide:
     return Guide.for_game(game)
 
 
-def question_set(game: str) -> dict[str, Any]:
-    with (SETS / f"{game}.toml").open("rb") as f:
-        data = tomllib.load(f)
-    assert data["game"] == game
-    return data
+@cache
+def keyword_guide(game: str) -> Guide:
+    return Guide(load(game), embedder=None)
 
 
-# --- question sets: accuracy ------------------------------------------------------------------
+@cache
+def figures(part: str, embeddings: bool) -> Figures:
+    return Figures(
+        run_cases(load_cases(EVAL / f"{part}.toml"), guide if embeddings else keyword_guide)
+    )
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_question_set_size(game: str) -> None:
-    data = question_set(game)
-    assert len(data["questions"]) >= (25 if game == "battleline" else 10)
-    assert len(data["out_of_scope"]) >= 10
+# --- the evaluation set -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_question_set_cites_existing_sections(game: str) -> None:
-    names = {s.name for s in load(game).sections}
-    unknown = {q["section"] for q in question_set(game)["questions"]} - names
-    assert not unknown
+def test_evaluation_set_size() -> None:
+    """Issue 20: at least 150 player questions over the five games, and 30 out of scope."""
+    cases = [c for part in ("tuned", "heldout") for c in load_cases(EVAL / f"{part}.toml")]
+    assert sum(c.in_scope for c in cases) >= 150
+    assert sum(not c.in_scope for c in cases) >= 30
+    assert {c.game for c in cases} == set(GAMES)
 
 
-@pytest.mark.parametrize("game", GAMES)
-def test_accuracy(game: str, capsys: pytest.CaptureFixture[str]) -> None:
-    g = guide(game)
-    data = question_set(game)
-    failures = []
-    for item in data["questions"]:
-        answer = g.ask(item["q"])
-        if answer.section != item["section"]:
-            failures.append(f"{item['q']!r}: cited {answer.section!r}, want {item['section']!r}")
-        elif not answer.answer.startswith(f"According to the '{item['section']}' section, "):
-            if not answer.answer.endswith("?"):  # walkthroughs end with their follow-up
-                failures.append(f"{item['q']!r}: answer does not cite its section")
-    for q in data["out_of_scope"]:
-        answer = g.ask(q)
-        if answer.answer != FALLBACK or answer.section is not None:
-            failures.append(f"{q!r}: out of scope, but answered from {answer.section!r}")
-    total = len(data["questions"]) + len(data["out_of_scope"])
-    right = total - len(failures)
-    figure = f"guide accuracy {game}: {right}/{total} = {100 * right / total:.1f}%"
+def test_heldout_questions_are_not_tuned_questions() -> None:
+    """No held-out question is a tuned one, nor one of its game's ways of asking a fact."""
+    tuned = {
+        (c.game, c.question.lower())
+        for p in ("tuned", "formal")
+        for c in load_cases(EVAL / f"{p}.toml")
+    }
+    asked = {(g, q.lower()) for g in GAMES for f in load(g).faqs for q in f.questions}
+    heldout = [(c.game, c.question.lower()) for c in load_cases(EVAL / "heldout.toml")]
+    assert [q for q in heldout if q in tuned or q in asked] == []
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_evaluation_set_cites_existing_sections(part: str) -> None:
+    for case in load_cases(EVAL / f"{part}.toml"):
+        names = {s.name for s in load(case.game).sections}
+        assert set(case.sections) <= names, case
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_accuracy_floor(part: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """Top-1 section accuracy stays above the floor taken from the measurement."""
+    f = figures(part, EMBEDDINGS)
     with capsys.disabled():
-        print(f"\n{figure}")
-    assert not failures, figure + "\n" + "\n".join(failures)
+        print(f"\nguide top-1 {part}: {100 * f.accuracy:.1f}% (embeddings: {EMBEDDINGS})")
+    wrong = [f"{o.case.question!r} -> {o.answer.section!r}" for o in f.in_scope if not o.right]
+    assert f.accuracy >= FLOORS[EMBEDDINGS][part], "\n".join(wrong)
+
+
+@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("embeddings", [True, False])
+def test_no_confident_wrong_answer(part: str, embeddings: bool) -> None:
+    """Issue 20: an answer from the wrong section never comes with high confidence."""
+    if embeddings and not EMBEDDINGS:
+        pytest.skip("the embedding model (the guide extra) is not installed")
+    f = figures(part, embeddings)
+    assert [(o.case.question, o.answer.section, o.answer.score) for o in f.confident_wrong] == []
+
+
+def test_keywords_alone_still_answer_but_never_confidently() -> None:
+    """Without the embedding model the guide answers from keywords, capped under HIGH."""
+    f = figures("formal", False)
+    assert f.accuracy >= FLOORS[False]["formal"]
+    # Walkthroughs and card entries are routed, not ranked; every ranked answer stays under HIGH.
+    ranked = [keyword_guide(o.case.game).search(o.case.question) for o in f.outcomes]
+    assert max(r.confidence for r in ranked) < HIGH
 
 
 def test_fallback_sentence_is_exact() -> None:
@@ -122,13 +159,130 @@ def test_fallback_sentence_is_exact() -> None:
     assert guide("battleline").ask("???").answer == FALLBACK
 
 
-def test_answer_quotes_the_passage_and_names_the_section() -> None:
+# --- answers that answer ----------------------------------------------------------------------
+
+
+def quoted(answer: str) -> str:
+    return answer.split(" section, ", 1)[1].strip('"')
+
+
+def test_answer_quotes_the_answering_sentence_and_names_the_section() -> None:
     answer = guide("battleline").ask("Can I claim a stone before drawing my card?")
     assert answer.section == "Flags"
-    assert answer.answer.startswith("According to the 'Flags' section, \"")
-    quoted = answer.answer.split(", ", 1)[1].strip('"')
-    assert quoted in load("battleline").section("Flags").passages
+    assert "According to the 'Flags' section, \"" in answer.answer
+    sentence = quoted(answer.answer)
+    assert sentence in load("battleline").section("Flags").text
+    assert "before you draw" in sentence
     assert 0.0 < answer.score <= 1.0
+
+
+@pytest.mark.skipif(not EMBEDDINGS, reason="direct answers need the embedding model")
+@pytest.mark.parametrize(
+    ("game", "question", "lead", "needle"),
+    [
+        ("battleline", "hand size?", "Seven cards", "seven"),
+        ("battleline", "What is the order of the formations?", "Wedge, Phalanx", "strongest"),
+        ("battleline", "Who gets a flag when it is a tie?", "A tie goes against", "tied"),
+        ("force-duel", "What is the hand size?", "Three", "3 strategy cards"),
+        ("lines-of-battle", "How far can archers shoot?", "Archers move 1 square", "5 squares"),
+        ("lines-of-battle", "Can a unit attack after a swap?", "No:", "After a swap"),
+    ],
+)
+def test_direct_answer_leads_then_the_rule(
+    game: str, question: str, lead: str, needle: str
+) -> None:
+    """Issue 20: a question with a direct answer gets it first, then the rule that says it."""
+    answer = guide(game).ask(question)
+    assert answer.answer.startswith(lead), answer.answer
+    assert needle in quoted(answer.answer)
+
+
+def test_quote_is_not_the_first_line_of_a_long_section() -> None:
+    answer = guide("battleline").ask("Can unplayed tactics cards stop my claim?")
+    flags = load("battleline").section("Flags")
+    assert answer.section == "Flags"
+    assert not flags.passages[0].startswith(quoted(answer.answer))
+    assert "Tactics cards that have not been played" in answer.answer
+
+
+# --- the embedding model ----------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not EMBEDDINGS, reason="the embedding model (the guide extra) is not installed")
+def test_model_loads_from_the_installed_package_without_network() -> None:
+    """The weights and tokenizer come from the installed wheel; no socket is ever opened and
+    the model package itself is not imported (it reconfigures the root logger)."""
+    code = (
+        "import socket, sys\n"
+        "def refuse(*a, **k): raise OSError('network used')\n"
+        "socket.socket.connect = refuse\n"
+        "socket.create_connection = refuse\n"
+        "from battlejudge.apps.guide import Guide\n"
+        "g = Guide.for_game('force-duel')\n"
+        "assert g.embedder is not None\n"
+        "print(g.ask('how many strategy cards do i keep in hand?').section)\n"
+        "print('wordllama' in sys.modules, 'requests' in sys.modules)\n"
+    )
+    env = {"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:2] == ["Strategy Cards", "False False"]
+
+
+def test_importing_the_guide_loads_nothing_heavy() -> None:
+    """The guide's modules import numpy, bm25s and the model only when a guide is built."""
+    code = (
+        "import sys\n"
+        "import battlejudge.apps.guide, battlejudge.cli.guide\n"
+        "heavy = ('numpy', 'bm25s', 'tokenizers', 'safetensors')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_disabled_embeddings_fall_back_to_keywords(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BATTLEJUDGE_GUIDE_EMBEDDINGS", "0")
+    shared_embedder.cache_clear()
+    try:
+        assert shared_embedder() is None
+        assert Guide.for_game("battleline").ask("Who plays first?").section == "Turn"
+    finally:
+        monkeypatch.delenv("BATTLEJUDGE_GUIDE_EMBEDDINGS")
+        shared_embedder.cache_clear()
+
+
+# --- the questions players ask (data/<game>.toml) ---------------------------------------------
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_section_has_questions(game: str) -> None:
+    ref = load(game)
+    asked = {f.section for f in ref.faqs}
+    assert [s.name for s in ref.sections if s.name not in asked] == []
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_quote_is_one_sentence_of_its_section(game: str) -> None:
+    ref = load(game)
+    for faq in ref.faqs:
+        if faq.quote is not None:
+            section = ref.section(faq.section)
+            found = [s for p in section.passages for s in sentences(p) if faq.quote in s]
+            assert len(found) == 1, faq
+
+
+def test_malformed_questions_are_rejected() -> None:
+    ref = load("battleline")
+    with pytest.raises(ValueError, match="unknown section 'Nope'"):
+        with_faqs(ref, '[[faq]]\nsection = "Nope"\nquestions = ["x?"]\n')
+    with pytest.raises(ValueError, match="no questions"):
+        with_faqs(ref, '[[faq]]\nsection = "Fog"\nquestions = []\n')
+    with pytest.raises(ValueError, match="matches no sentence of 'Fog'"):
+        with_faqs(ref, '[[faq]]\nsection = "Fog"\nquote = "zebra"\nquestions = ["x?"]\n')
 
 
 # --- references -------------------------------------------------------------------------------
@@ -330,7 +484,8 @@ def run(*args: str, stdin: str | None = None) -> Any:
 def test_cli_ask() -> None:
     result = run("battleline", "ask", "Who plays first?")
     assert result.exit_code == 0
-    assert result.stdout.startswith("According to the 'Turn' section, ")
+    assert "According to the 'Turn' section, " in result.stdout
+    assert "not the dealer" in result.stdout
 
 
 def test_cli_ask_words_without_quotes() -> None:
@@ -407,5 +562,5 @@ def test_cli_interactive_json() -> None:
     assert result.exit_code == 0
     replies = [json.loads(line) for line in result.stdout.splitlines()]
     assert replies[0]["section"] is None and "BattlePlan" in replies[0]["answer"]
-    assert replies[1]["section"] == "Flags and Winning"
+    assert replies[1]["section"] in {"Objective", "Flags and Winning"}
     assert replies[-1]["answer"].startswith("Goodbye")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from battlejudge.apps.guide.guide import (
     FALLBACK,
+    HIGH,
     THRESHOLD,
     Answer,
     Guide,
@@ -24,6 +25,7 @@ from battlejudge.apps.guide.guide import (
 )
 from battlejudge.apps.guide.reference import (
     GAMES,
+    Faq,
     Reference,
     Section,
     UnknownGameError,
@@ -36,8 +38,10 @@ from battlejudge.apps.guide.session import Reply, Session
 __all__ = [
     "FALLBACK",
     "GAMES",
+    "HIGH",
     "THRESHOLD",
     "Answer",
+    "Faq",
     "Guide",
     "Reference",
     "Reply",

@@ -10,15 +10,18 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
+from battlejudge.apps.guide.embed import Embedder, shared_embedder
 from battlejudge.apps.guide.reference import (
+    Faq,
     Reference,
     Section,
     WalkthroughKind,
     load,
+    sentences,
 )
-from battlejudge.apps.guide.search import BM25, Hit
+from battlejudge.apps.guide.retrieve import HIGH, THRESHOLD, Result, Retriever
 from battlejudge.apps.guide.text import Analyzer, plain
 from battlejudge.solver.errors import InputError
 
@@ -27,28 +30,23 @@ FALLBACK = (
 )
 """The one answer to any question the reference does not cover (seed 000, guide workflow)."""
 
-THRESHOLD = 0.5
-"""Least coverage (share of the question's idf weight found in the best passage) to answer."""
+DIRECT = 0.78
+"""Least similarity of the question to one of a fact's questions for the guide to lead with that
+fact's direct answer (below it, the quoted rule alone answers)."""
 
-HEADING_WEIGHT = 2
-"""How many times a section's name counts among the terms of each of its passages."""
+QUOTE = 0.6
+"""Least similarity of the question to one of a fact's questions for the guide to quote that
+fact's sentence; below it, the sentence of the section most like the question is quoted."""
 
-SECTION_WEIGHT = 0.5
-"""Share of the whole section's BM25 score added to each of its passages' (topic context)."""
-
-COORD_POWER = 1.0
-"""Exponent of the coverage factor in ranking (0 turns it off)."""
-
-RULING_FACTOR = 0.75
-"""Rulings fill the rules' gaps: where a rules section answers as well, the rules come first."""
+_PRONOUN = re.compile(r"(?:It|Its|They|This|That|These|Those|He|His|Then)\b")
+"""A sentence opening like this leans on the one before it, so both are quoted."""
 
 _NEUTRAL = frozenset({"game", "play"})
 _SETUP_INTENT = frozenset({"setup"})
 _TURN_INTENT = frozenset({"turn", "first", "start"})
-_DEFINES = re.compile(r"(?:An?|The) ((?:[A-Z][\w-]* ?){1,3}) (?:is|are) |([A-Z][\w' ,-]{2,40}): ")
-"""A passage that opens by defining something (``A Wedge is ...``, ``Frontal combat: ...``) is
-about that thing."""
 _CARD_WORDS = frozenset({"card", "tactic", "strategi", "buff", "action"})
+
+__all__ = ["FALLBACK", "HIGH", "THRESHOLD", "Answer", "Guide", "UnknownCardError"]
 
 
 class UnknownCardError(InputError):
@@ -71,47 +69,35 @@ class Answer:
         return self.section is not None
 
 
-@dataclass(frozen=True)
-class Passage:
-    """One paragraph or list item of a section: the unit the guide ranks and quotes."""
-
-    section: Section
-    text: str
+def faq_index(guide: Guide, faq: Faq) -> int:
+    """The position of ``faq`` among its reference's facts."""
+    return guide.reference.faqs.index(faq)
 
 
-def according_to(section: str, text: str) -> str:
-    """``According to the 'X' section, "..."``: the passage quoted word for word."""
-    return f"According to the '{section}' section, \"{text}\""
+def according_to(section: str, text: str, direct: str | None = None) -> str:
+    """``[direct answer] According to the 'X' section, "..."``: the rule quoted word for word."""
+    lead = f"{direct} " if direct else ""
+    return f"{lead}According to the '{section}' section, \"{text}\""
 
 
 class Guide:
-    """Answers questions about one game from its reference alone."""
+    """Answers questions about one game from its reference alone.
 
-    def __init__(self, reference: Reference, threshold: float = THRESHOLD) -> None:
+    ``embedder`` defaults to the shared embedding model when it is installed (the ``guide``
+    extra); pass None to rank with keywords alone.
+    """
+
+    def __init__(
+        self,
+        reference: Reference,
+        threshold: float = THRESHOLD,
+        embedder: Embedder | Literal["default"] | None = "default",
+    ) -> None:
         self.reference = reference
         self.threshold = threshold
         self.analyzer = Analyzer(reference.synonyms, reference.stopwords)
-        self.passages: tuple[Passage, ...] = tuple(
-            Passage(s, p) for s in reference.sections for p in s.passages
-        )
-        docs = []
-        for p in self.passages:
-            heading = self.analyzer.terms(p.section.name) * HEADING_WEIGHT
-            defined = _DEFINES.match(p.text)
-            subject = (
-                self.analyzer.terms(defined.group(1) or defined.group(2)) * HEADING_WEIGHT
-                if defined
-                else []
-            )
-            docs.append([*heading, *subject, *self.analyzer.terms(p.text)])
-        self.index = BM25(docs)
-        self._section_of = [reference.sections.index(p.section) for p in self.passages]
-        self.section_index = BM25(
-            [
-                [*self.analyzer.terms(s.name) * HEADING_WEIGHT, *self.analyzer.terms(s.text)]
-                for s in reference.sections
-            ]
-        )
+        self.embedder = shared_embedder() if embedder == "default" else embedder
+        self.retriever = Retriever(reference, self.analyzer, self.embedder)
         self._cards: dict[str, Section] = {plain(n): c for c in reference.cards for n in c.names}
 
     @classmethod
@@ -131,37 +117,18 @@ class Guide:
             "or just ask a question. Type 'quit' to leave."
         )
 
-    def search(self, question: str) -> list[Hit]:
-        """Ranked passages for a question (indices into :attr:`passages`), best first.
-
-        A passage's score is its own BM25 score plus a share of its section's, so a passage in a
-        section about the question's topic wins over a stray mention elsewhere; it is then scaled
-        by the share of the question it covers, and rulings by :data:`RULING_FACTOR`.
-        """
-        return self._rank(self.analyzer.terms(question, True), self.analyzer.cues(question))
-
-    def _rank(self, terms: list[str], hints: list[str]) -> list[Hit]:
-        section_scores = [
-            self.section_index.score(terms, i) for i in range(len(self.reference.sections))
-        ]
-        hits = []
-        for hit in self.index.rank(terms, hints):
-            passage = self.passages[hit.doc]
-            score = hit.score + SECTION_WEIGHT * section_scores[self._section_of[hit.doc]]
-            if passage.section.kind == "ruling":
-                score *= RULING_FACTOR
-            # Lucene's classic coordination factor, weighted by idf: a passage holding the
-            # question's rarest words beats one repeating its commonest.
-            score *= hit.coverage**COORD_POWER
-            hits.append(Hit(hit.doc, score, hit.coverage))
-        hits.sort(key=lambda h: (-h.score, h.doc))
-        return hits
+    def search(self, question: str) -> Result:
+        """Every section ranked for ``question``, best first, with the winner's confidence."""
+        return self.retriever.rank(question)
 
     def ask(self, question: str) -> Answer:
-        """Answer a rules question: the best passage and its section, or the fallback.
+        """Answer a rules question from the reference, or give :data:`FALLBACK`.
 
         Setup and first-turn questions get the walkthrough; a question naming only a card gets
-        the card's entry.
+        the card's entry. Otherwise the best section answers when the confidence reaches the
+        threshold: the answer leads with the fact's direct answer when the question is one of
+        the ways players ask for that fact, then quotes the sentence of the section that
+        answers (not the section's first lines) and names the section.
         """
         terms = self.analyzer.terms(question, True)
         unique = set(terms)
@@ -174,15 +141,62 @@ class Guide:
             card_terms = set(self.analyzer.terms(card.name))
             if unique and unique & card_terms and unique <= card_terms | _CARD_WORDS:
                 return Answer(self._card_text(card), card.name, 1.0)
-        hits = self._rank(terms, self.analyzer.cues(question))
-        if not hits:
-            return Answer(FALLBACK, None, 0.0)
-        best = hits[0]
-        if best.coverage < self.threshold:
-            return Answer(FALLBACK, None, best.coverage)
-        passage = self.passages[best.doc]
-        section = passage.section
-        return Answer(according_to(section.name, passage.text), section.name, best.coverage)
+        result = self.retriever.rank(question)
+        if not result.ranking or result.confidence < self.threshold:
+            return Answer(FALLBACK, None, result.confidence)
+        top = result.ranking[0]
+        section = self.reference.sections[top.section]
+        quote, faq = self._quote(section, question, result)
+        # The fact's direct answer leads only when the question is one of the ways players ask
+        # for that fact; a question that merely lands in the same section gets the rule alone.
+        direct = None
+        if faq is not None and faq.answer and result.faq_similarity[faq_index(self, faq)] >= DIRECT:
+            direct = faq.answer
+            if plain(direct) in plain(quote):
+                direct = None  # the rule says it in so many words
+        return Answer(according_to(section.name, quote, direct), section.name, result.confidence)
+
+    def _quote(self, section: Section, question: str, result: Result) -> tuple[str, Faq | None]:
+        """The sentence of ``section`` that answers, and the fact it is the quote of (if any).
+
+        Each sentence scores the share of the question's keywords it holds, plus (with the
+        embedding model) its cosine to the question, or, when it is a fact's quote and the
+        question is close to one of that fact's questions, that closeness instead if higher.
+        A sentence opening with a pronoun is quoted with the sentence before it.
+        """
+        units: list[tuple[str, str]] = []  # (sentence, what it is quoted as)
+        for passage in section.passages:
+            previous = ""
+            for sentence in sentences(passage):
+                said = (
+                    f"{previous} {sentence}" if _PRONOUN.match(sentence) and previous else sentence
+                )
+                units.append((sentence, said))
+                previous = sentence
+        terms = set(self.analyzer.terms(question, True))
+        scores = [
+            len(terms & set(self.analyzer.terms(said))) / len(terms) if terms else 0.0
+            for _, said in units
+        ]
+        quoted_by: dict[int, tuple[float, Faq]] = {}
+        if self.embedder is not None:
+            vectors = self.embedder.embed([question, *(said for _, said in units)])
+            cosines = [float(v @ vectors[0]) for v in vectors[1:]]
+            for k, faq in enumerate(self.reference.faqs):
+                if faq.section != section.name or faq.quote is None or not result.faq_similarity:
+                    continue
+                closeness = result.faq_similarity[k]
+                for i, (sentence, _) in enumerate(units):
+                    if faq.quote in sentence and closeness >= max(
+                        QUOTE, quoted_by.get(i, (0.0,))[0]
+                    ):
+                        quoted_by[i] = (closeness, faq)
+            scores = [
+                k + max(c, quoted_by[i][0] if i in quoted_by else -1.0)
+                for i, (k, c) in enumerate(zip(scores, cosines, strict=True))
+            ]
+        best = max(range(len(units)), key=lambda i: (scores[i], -i))
+        return units[best][1], quoted_by[best][1] if best in quoted_by else None
 
     def card(self, name: str) -> Answer:
         """Explain a card, found by any of its names under either theme.

@@ -12,10 +12,16 @@ File format (see ``data/battleline.md``): TOML front matter between ``+++`` line
 The front matter also gives ``title``, ``setup_section`` and ``turn_section`` (the rules sections
 the walkthroughs come from), ``stopwords``, ``synonyms`` (groups, first member canonical) and
 ``card_names`` (section name -> other names, e.g. the other theme's).
+
+Beside each ``<id>.md``, ``<id>.toml`` holds the questions players ask, in the project's own
+words: a list of ``[[faq]]`` tables, each with the ``section`` that answers it, ``questions``
+(ways to ask it), an optional ``answer`` (the short direct answer the guide leads with) and an
+optional ``quote`` (words of the one sentence of that section that answers it).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from collections.abc import Mapping
@@ -47,6 +53,7 @@ WALKTHROUGH_HEADINGS: Mapping[WalkthroughKind, str] = {
 _FRONT = re.compile(r"\A\+\+\+\n(.*?)\n\+\+\+\n", re.S)
 _HEADING = re.compile(r"^(#{1,3})\s+(.+?)\s*$")
 _ITEM = re.compile(r"^(?:[-*]|\d+\.)\s+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])")
 _EMPHASIS = re.compile(r"\*\*|__|`|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])")
 
 
@@ -80,6 +87,18 @@ class Walkthrough:
     follow_up: str
 
 
+@dataclass(frozen=True)
+class Faq:
+    """One fact of a section and the ways players ask for it (``data/<game>.toml``)."""
+
+    section: str
+    questions: tuple[str, ...]
+    answer: str | None = None
+    """The direct answer, one short sentence, or None when the quoted rule is the answer."""
+    quote: str | None = None
+    """Words of the sentence of ``section`` that answers, or None to pick it by similarity."""
+
+
 @dataclass(frozen=True, eq=False)
 class Reference:
     """A game's rules reference, parsed and checked (compared by identity: one per game)."""
@@ -91,6 +110,7 @@ class Reference:
     walkthroughs: Mapping[WalkthroughKind, Walkthrough]
     synonyms: tuple[tuple[str, ...], ...] = ()
     stopwords: tuple[str, ...] = ()
+    faqs: tuple[Faq, ...] = ()
     _by_name: Mapping[str, Section] = field(default_factory=dict, repr=False, compare=False)
 
     def section(self, name: str) -> Section:
@@ -122,8 +142,53 @@ def game_id(name: str) -> str:
 def load(game: str) -> Reference:
     """The reference of ``game`` (any spelling :func:`game_id` accepts), from the package data."""
     gid = game_id(game)
-    source = resources.files("battlejudge.apps.guide").joinpath("data", f"{gid}.md")
-    return parse(source.read_text(encoding="utf-8"), gid)
+    data = resources.files("battlejudge.apps.guide").joinpath("data")
+    reference = parse(data.joinpath(f"{gid}.md").read_text(encoding="utf-8"), gid)
+    faq_file = data.joinpath(f"{gid}.toml")
+    if not faq_file.is_file():
+        return reference
+    return with_faqs(reference, faq_file.read_text(encoding="utf-8"))
+
+
+def sentences(text: str) -> list[str]:
+    """A passage cut into sentences (after ``.``, ``!`` or ``?`` and a space before a capital)."""
+    return [s for s in _SENTENCE_END.split(text) if s]
+
+
+def with_faqs(reference: Reference, source: str) -> Reference:
+    """``reference`` with the questions of a ``<game>.toml`` file, checked against its sections.
+
+    ValueError naming the game and the entry when a section is unknown, an entry has no
+    question, or a ``quote`` matches no sentence (or several) of its section.
+    """
+    where = f"guide questions for {reference.game!r}"
+    raw = tomllib.loads(source).get("faq", [])
+    if not isinstance(raw, list):
+        raise ValueError(f"{where}: 'faq' must be a list of tables")
+    faqs: list[Faq] = []
+    for i, entry in enumerate(raw, 1):
+        if not isinstance(entry, dict):
+            raise ValueError(f"{where}: faq {i} is not a table")
+        name = entry.get("section")
+        if not isinstance(name, str) or name not in reference._by_name:
+            raise ValueError(f"{where}: faq {i} names unknown section {name!r}")
+        questions = _str_list(entry, "questions", f"{where}, faq {i}")
+        if not questions:
+            raise ValueError(f"{where}: faq {i} ({name!r}) has no questions")
+        answer, quote = entry.get("answer"), entry.get("quote")
+        for key, value in (("answer", answer), ("quote", quote)):
+            if value is not None and not (isinstance(value, str) and value.strip()):
+                raise ValueError(f"{where}: faq {i} {key!r} must be a non-empty string")
+        if quote is not None:
+            section = reference._by_name[name]
+            hits = [s for p in section.passages for s in sentences(p) if quote in s]
+            if len(hits) != 1:
+                found = "no" if not hits else "more than one"
+                raise ValueError(
+                    f"{where}: faq {i} quote {quote!r} matches {found} sentence of {name!r}"
+                )
+        faqs.append(Faq(name, questions, answer, quote))
+    return dataclasses.replace(reference, faqs=tuple(faqs))
 
 
 def clean(text: str) -> str:

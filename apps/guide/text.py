@@ -29,7 +29,7 @@ STOPWORDS = frozenset(
     rules s say says several should so some somebody someone something still such t take taken
     takes taking tell than that the their them then there these they this those to too took
     under until up us very want was way we were what whatever when where whether which whichever
-    while who whom why will with work works would yet you your yours
+    while who whom why will with work works would yes yet you your yours
     """.split()
 )
 """Words that carry no rules content in a question (question words, auxiliaries, filler).
@@ -65,6 +65,8 @@ GENERAL_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("sixteen", "16"),
     ("twenty", "20"),
     ("sixty", "60"),
+    ("move", "walk", "walks", "walking", "go to"),
+    ("remove", "take away", "takes away", "get rid of", "gets rid of"),
     # Irregular forms the stemmer leaves alone.
     ("deal", "dealt"),
     ("prove", "proof", "proofs"),
@@ -82,6 +84,19 @@ GENERAL_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("spend", "spent"),
 )
 """Synonyms every game shares; the first entry of a group is the term the others fold onto."""
+
+
+FILLER = frozenset(
+    """
+    actually afterwards again ago ahead already also always anyhow anyway anywhere around away
+    back basically before besides right soon sometimes somewhere straight sure then therefore
+    though together vs versus well whenever wherever
+    exactly just maybe perhaps probably quite rather really simply somehow
+    """.split()
+)
+"""Everyday words a player's question may hold that say nothing about any rule: they never make
+a question look foreign to the rules (:meth:`battlejudge.apps.guide.retrieve.Retriever.novelty`),
+though the ones the rules do use still count as keywords."""
 
 
 QUESTION_CUES: dict[str, tuple[str, ...]] = {
@@ -143,7 +158,7 @@ class Analyzer:
         )
         phrases: dict[str, str] = {}
         words: dict[str, str] = {}
-        for group in (*GENERAL_SYNONYMS, *synonyms):
+        for group in (*synonyms, *GENERAL_SYNONYMS):
             if not group:
                 continue
             canonical = self._term_of(plain(group[0]))

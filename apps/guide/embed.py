@@ -1,0 +1,113 @@
+"""Sentence vectors for the guide: a static word-embedding model that ships inside a PyPI package.
+
+The model is WordLlama's ``l2_supercat`` at 256 dimensions (MIT licence): a table of one vector per
+token of the Llama 2 tokenizer, and a sentence's vector is the mean of its tokens' vectors,
+normalised to length 1. The ``wordllama`` wheel carries both files (the 16 MB table as
+safetensors, the tokenizer as JSON), so nothing is fetched at run time.
+
+Two things about wordllama 0.4 make this module read those files itself, with ``safetensors`` and
+``tokenizers`` (the libraries wordllama uses), instead of calling ``WordLlama.load()``:
+
+- its loader looks for the tokenizer under ``wordllama/tokenizer/`` while the wheel ships it under
+  ``wordllama/tokenizers/``, so ``load()`` downloads the tokenizer from the Hugging Face hub (and
+  fails with downloads disabled or no network);
+- importing the package calls ``logging.basicConfig(level=INFO)``, reconfiguring the root logger
+  of whatever program imports it.
+
+The pooling is the same as wordllama's ``embed(norm=True)``: the mean of the token vectors.
+
+The model is optional (the ``guide`` extra): without it :func:`shared_embedder` returns None and the
+guide ranks with keywords alone.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+logger = logging.getLogger(__name__)
+
+MODEL_PACKAGE = "wordllama"
+WEIGHTS = Path("weights", "l2_supercat_256.safetensors")
+TOKENIZER = Path("tokenizers", "l2_supercat_tokenizer_config.json")
+TENSOR = "embedding.weight"
+
+DISABLE_VARIABLE = "BATTLEJUDGE_GUIDE_EMBEDDINGS"
+"""Set to ``0`` to rank with keywords alone even when the model is installed (for comparison)."""
+
+
+class Embedder:
+    """Maps texts to unit vectors: the mean of their tokens' rows in a static embedding table."""
+
+    def __init__(self, table: NDArray[np.float32], tokenizer: Any) -> None:
+        self.table = table
+        self.tokenizer = tokenizer
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.table.shape[1])
+
+    def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
+        """One row per text, each of length 1 (a text with no token gives a zero row)."""
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        for i, encoding in enumerate(encodings):
+            ids = [t for t in encoding.ids if 0 <= t < self.table.shape[0]]
+            if ids:
+                out[i] = self.table[ids].mean(axis=0)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        norms[norms == 0.0] = 1.0
+        result: NDArray[np.float32] = out / norms
+        return result
+
+
+def model_files() -> tuple[Path, Path] | None:
+    """The weights and tokenizer files inside the installed model package, or None.
+
+    Finds the package without importing it (see the module docstring for why).
+    """
+    spec = importlib.util.find_spec(MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    root = Path(next(iter(spec.submodule_search_locations)))
+    weights, tokenizer = root / WEIGHTS, root / TOKENIZER
+    if not (weights.is_file() and tokenizer.is_file()):
+        logger.warning(
+            "%s is installed but does not ship %s and %s", MODEL_PACKAGE, *(WEIGHTS, TOKENIZER)
+        )
+        return None
+    return weights, tokenizer
+
+
+@cache
+def shared_embedder() -> Embedder | None:
+    """The embedder, loaded once per process; None when the model is missing or disabled.
+
+    Reads only local files: the table with safetensors, the tokenizer with tokenizers.
+    """
+    if os.environ.get(DISABLE_VARIABLE, "").strip().lower() in {"0", "false", "no", "off"}:
+        return None
+    files = model_files()
+    if files is None:
+        return None
+    try:
+        import numpy as np
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+    except ImportError as e:  # the extra is half installed
+        logger.warning("guide embeddings unavailable: %s", e)
+        return None
+    weights, tokenizer_file = files
+    table = np.ascontiguousarray(load_file(str(weights))[TENSOR], dtype=np.float32)
+    return Embedder(table, Tokenizer.from_file(str(tokenizer_file)))

@@ -1,0 +1,207 @@
+"""Measuring the guide against a question set: top-1 section accuracy, fallback, latency.
+
+A question set is a TOML file with one table per game (see tests/guide/eval/): ``questions``, each
+with ``q`` and the ``sections`` that answer it (citing any of them is right), and
+``out_of_scope``, questions the rules do not answer (the fallback is right). ``battlejudge bench
+guide`` prints these figures; the tests hold accuracy above a floor.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from battlejudge.apps.guide.guide import HIGH, Answer, Guide
+from battlejudge.apps.guide.reference import GAMES, game_id
+
+
+@dataclass(frozen=True)
+class Case:
+    """One question of a set; ``sections`` is empty for an out-of-scope question."""
+
+    game: str
+    question: str
+    sections: tuple[str, ...]
+
+    @property
+    def in_scope(self) -> bool:
+        return bool(self.sections)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the guide said to one case, and how long it took."""
+
+    case: Case
+    answer: Answer
+    seconds: float
+
+    @property
+    def right(self) -> bool:
+        """In scope: a section that answers was cited. Out of scope: the fallback was given."""
+        if self.case.in_scope:
+            return self.answer.section in self.case.sections
+        return not self.answer.answered
+
+    @property
+    def confident_wrong(self) -> bool:
+        """Wrong, and said with at least :data:`HIGH` confidence."""
+        return not self.right and self.answer.answered and self.answer.score >= HIGH
+
+
+@dataclass
+class Figures:
+    """The measured figures for one game (or all games) of one part of a set."""
+
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def in_scope(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.case.in_scope]
+
+    @property
+    def out_of_scope(self) -> list[Outcome]:
+        return [o for o in self.outcomes if not o.case.in_scope]
+
+    @property
+    def accuracy(self) -> float:
+        """Share of in-scope questions whose answer cites a section that answers them."""
+        cases = self.in_scope
+        return sum(o.right for o in cases) / len(cases) if cases else 1.0
+
+    @property
+    def fallback_precision(self) -> float | None:
+        """Share of fallbacks given that went to out-of-scope questions (None: none given)."""
+        given = [o for o in self.outcomes if not o.answer.answered]
+        if not given:
+            return None
+        return sum(not o.case.in_scope for o in given) / len(given)
+
+    @property
+    def fallback_recall(self) -> float | None:
+        """Share of out-of-scope questions that got the fallback (None: there were none)."""
+        cases = self.out_of_scope
+        return sum(o.right for o in cases) / len(cases) if cases else None
+
+    @property
+    def confident_wrong(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.confident_wrong]
+
+    def latency_ms(self, quantile: float) -> float:
+        """A quantile (0.5 the median, 1.0 the slowest) of the time per question, in ms."""
+        times = sorted(o.seconds for o in self.outcomes)
+        if not times:
+            return 0.0
+        if quantile >= 1.0:
+            return 1000.0 * times[-1]
+        if quantile == 0.5:
+            return 1000.0 * statistics.median(times)
+        return 1000.0 * times[min(len(times) - 1, int(quantile * len(times)))]
+
+
+def load_cases(path: Path) -> list[Case]:
+    """The cases of one question-set file, games in :data:`GAMES` order.
+
+    ValueError naming the file and the entry for a malformed set or an unknown game.
+    """
+    with path.open("rb") as f:
+        data = tomllib.load(f)
+    cases: list[Case] = []
+    for raw_game, table in data.items():
+        game = game_id(raw_game)
+        if not isinstance(table, dict):
+            raise ValueError(f"{path}: [{raw_game}] must be a table")
+        for i, item in enumerate(table.get("questions", []), 1):
+            sections = item.get("sections") if isinstance(item, dict) else None
+            question = item.get("q") if isinstance(item, dict) else None
+            if (
+                not isinstance(question, str)
+                or not isinstance(sections, list)
+                or not sections
+                or not all(isinstance(s, str) for s in sections)
+            ):
+                raise ValueError(f"{path}: [{raw_game}] question {i} needs q and sections")
+            cases.append(Case(game, question, tuple(sections)))
+        for question in table.get("out_of_scope", []):
+            if not isinstance(question, str):
+                raise ValueError(f"{path}: [{raw_game}] out_of_scope holds a non-string")
+            cases.append(Case(game, question, ()))
+    return sorted(cases, key=lambda c: GAMES.index(c.game))
+
+
+def run(
+    cases: Iterable[Case],
+    guide_for: Callable[[str], Guide],
+    clock: Callable[[], float] = time.perf_counter,
+) -> list[Outcome]:
+    """Ask every case of the guide ``guide_for(game)`` gives, timing each answer."""
+    outcomes = []
+    for case in cases:
+        guide = guide_for(case.game)
+        start = clock()
+        answer = guide.ask(case.question)
+        outcomes.append(Outcome(case, answer, clock() - start))
+    return outcomes
+
+
+def by_game(outcomes: Sequence[Outcome]) -> Mapping[str, Figures]:
+    """The figures per game, in :data:`GAMES` order, then ``all``."""
+    table: dict[str, Figures] = {}
+    for game in GAMES:
+        mine = [o for o in outcomes if o.case.game == game]
+        if mine:
+            table[game] = Figures(mine)
+    table["all"] = Figures(list(outcomes))
+    return table
+
+
+PARTS: tuple[str, ...] = ("tuned", "heldout", "formal")
+"""The parts of the evaluation set, files ``<part>.toml``: the part the guide was tuned on, the
+held-out part it never was, and the formal questions of the first guide (also tuned on)."""
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the benchmark: a part and a game (or ``all``) and its figures."""
+
+    part: str
+    game: str
+    figures: Figures
+
+    def to_json(self) -> dict[str, object]:
+        f = self.figures
+        return {
+            "part": self.part,
+            "game": self.game,
+            "questions": len(f.in_scope),
+            "out_of_scope": len(f.out_of_scope),
+            "top1_accuracy": round(f.accuracy, 4),
+            "fallback_precision": _round(f.fallback_precision),
+            "fallback_recall": _round(f.fallback_recall),
+            "confident_wrong": len(f.confident_wrong),
+            "latency_median_ms": round(f.latency_ms(0.5), 3),
+            "latency_max_ms": round(f.latency_ms(1.0), 3),
+        }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
+def measure(directory: Path, parts: Sequence[str], guide_for: Callable[[str], Guide]) -> list[Row]:
+    """The figures of each part in ``directory``, per game and for all games.
+
+    ValueError naming the file when a part's file is missing or malformed.
+    """
+    rows: list[Row] = []
+    for part in parts:
+        path = directory / f"{part}.toml"
+        if not path.is_file():
+            raise ValueError(f"no question set {str(path)!r} (parts: {', '.join(PARTS)})")
+        outcomes = run(load_cases(path), guide_for)
+        rows.extend(Row(part, game, figures) for game, figures in by_game(outcomes).items())
+    return rows

@@ -1,0 +1,341 @@
+"""Hybrid retrieval: which section of a reference answers a question, and how sure that is.
+
+Four signals score every section, each by its best passage or question:
+
+- BM25 over the rules passages and BM25 over the questions players ask (``data/<game>.toml``, one
+  document per fact), each divided by its best section's score (:mod:`.search`);
+- cosine similarity of sentence vectors (:mod:`.embed`) to the passages and to each of those
+  questions, when the embedding model is installed.
+
+They are fused into one score by a weighted sum (:data:`WEIGHTS`; the nearest player question
+weighs most, since players ask the way players ask), plus the share of the question's keywords the
+section holds. Reciprocal rank fusion was tried first and lost: ranks throw away how much better
+the best match is, which is what a short question needs.
+
+The confidence is a logistic function (:data:`CALIBRATION`) of how well the winner matched (its
+nearest question's similarity, its keyword coverage), how clearly it won (its lead over the
+runner-up) and how foreign the question's words are to the rules (:attr:`Features.novelty`). Its
+coefficients were fitted by logistic regression on the tuned part of the evaluation set
+(tests/guide/eval/tuned.toml, out-of-scope questions included), so a wrong section gets a low
+confidence; below :data:`THRESHOLD` the guide falls back.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from battlejudge.apps.guide.embed import Embedder
+from battlejudge.apps.guide.reference import Reference, Section
+from battlejudge.apps.guide.search import Lexical
+from battlejudge.apps.guide.text import FILLER, Analyzer, plain
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+THRESHOLD = 0.5
+"""Least confidence to answer; below it the guide gives the fallback."""
+
+HIGH = 0.8
+"""Confidence from which an answer counts as confident (the evaluation checks none is wrong)."""
+
+HEADING_WEIGHT = 2
+"""How many times a section's name counts among the terms of each of its passages."""
+
+WEIGHTS = {
+    "passages_bm25": 0.5,
+    "faq_bm25": 1.0,
+    "passages_cos": 1.0,
+    "faq_cos": 3.0,
+    "coverage": 0.5,
+}
+"""Weight of each signal in the fused score (the cosine ones only with the embedding model)."""
+
+RULING_PENALTY = 0.02
+"""Rulings fill the rules' gaps: where a rules section answers as well, the rules come first."""
+
+_DEFINES = re.compile(r"(?:An?|The) ((?:[A-Z][\w-]* ?){1,3}) (?:is|are) |([A-Z][\w' ,-]{2,40}): ")
+"""A passage that opens by defining something (``A Wedge is ...``, ``Frontal combat: ...``) is
+about that thing: its subject counts like the heading."""
+
+
+@dataclass(frozen=True)
+class Features:
+    """What the confidence is computed from, for the winning section."""
+
+    faq_cos: float
+    """Cosine of the question to the winner's nearest player question (0 without the model)."""
+    coverage: float
+    """Share of the question's keyword weight held by the winner's best passage or question."""
+    margin: float
+    """The winner's fused score minus the runner-up's."""
+    novelty: float
+    """How foreign the question's most foreign word is to the reference, in [0, 1]: 0 when the
+    reference uses it, else one minus its vector's cosine to the nearest word the reference
+    uses (1 without the model)."""
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One section as ranked for a question."""
+
+    section: int
+    """Index into the reference's sections."""
+    score: float
+    faq: int | None
+    """Index into the reference's faqs of the section's nearest fact, if it has any."""
+    faq_cos: float
+    """Cosine of the question to that fact's nearest question (0 without the model)."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """The ranking for one question, best first, with the winner's confidence."""
+
+    ranking: tuple[Ranked, ...]
+    confidence: float
+    features: Features
+    faq_similarity: tuple[float, ...] = ()
+    """Per fact of the reference, the cosine of the question to its nearest way of asking
+    (empty without the embedding model)."""
+
+
+def _max_by(
+    values: NDArray[np.floating], owner: NDArray[np.int64], size: int, floor: float
+) -> NDArray[np.float64]:
+    """``out[k]`` = the largest ``values[i]`` with ``owner[i] == k`` (``floor`` if none)."""
+    import numpy as np
+
+    out = np.full(size, floor, dtype=np.float64)
+    if len(values):
+        np.maximum.at(out, owner, values.astype(np.float64))
+    return out
+
+
+def _argmax_by(
+    values: NDArray[np.floating], owner: NDArray[np.int64], size: int
+) -> NDArray[np.int64]:
+    """``out[k]`` = the index ``i`` of the largest ``values[i]`` with ``owner[i] == k`` (-1)."""
+    import numpy as np
+
+    out = np.full(size, -1, dtype=np.int64)
+    best = np.full(size, -np.inf)
+    for i, (v, k) in enumerate(zip(values.tolist(), owner.tolist(), strict=True)):
+        if v > best[k]:
+            best[k], out[k] = v, i
+    return out
+
+
+def _unit(values: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Scores divided by the largest (all zero stays all zero)."""
+    top = float(values.max()) if len(values) else 0.0
+    return values / top if top > 0.0 else values
+
+
+def logistic(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+CALIBRATION = {"bias": -0.9, "faq_cos": 0.8, "coverage": 1.9, "margin": 0.8, "novelty": -2.0}
+"""Coefficients of the confidence's logistic function, fitted by L2-regularised (lambda = 1)
+logistic regression of "the winning section answers" on the tuned evaluation part."""
+
+CALIBRATION_KEYWORDS = {
+    "bias": -0.9,
+    "faq_cos": 0.0,
+    "coverage": 2.0,
+    "margin": 1.5,
+    "novelty": -1.0,
+}
+"""The same fit without the embedding model: keywords alone."""
+
+STRONG = {"faq_cos": 0.85, "coverage": 0.7, "novelty": 0.3}
+"""Evidence needed for a confidence of :data:`HIGH` or more: the question is close to one of the
+ways players ask for a fact of the section (cosine at least 0.85), the section holds most of its
+keywords (0.7) and none of its words is foreign to the rules (novelty under 0.3). Anything less is
+capped just under :data:`HIGH`: on the tuned part, every wrong answer the logistic function alone
+put at 0.8 or more lacked one of these. Without the embedding model no answer is strong."""
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+class Retriever:
+    """Ranks the sections of one reference for a question (see the module docstring)."""
+
+    def __init__(self, reference: Reference, analyzer: Analyzer, embedder: Embedder | None) -> None:
+        import numpy as np
+
+        self.reference = reference
+        self.analyzer = analyzer
+        self.embedder = embedder
+        sections = reference.sections
+        faqs = reference.faqs
+        index = {s.name: i for i, s in enumerate(sections)}
+        self._n = len(sections)
+        self.passages: tuple[tuple[int, str], ...] = tuple(
+            (i, p) for i, s in enumerate(sections) for p in s.passages
+        )
+        self._passage_section = np.array([i for i, _ in self.passages], dtype=np.int64)
+        passage_terms = [self._passage_terms(sections[i], p) for i, p in self.passages]
+        self.passage_lexical = Lexical(passage_terms)
+        self._faq_section = np.array([index[f.section] for f in faqs], dtype=np.int64)
+        faq_terms = [
+            [t for q in f.questions for t in analyzer.terms(q)] + analyzer.terms(f.answer or "")
+            for f in faqs
+        ]
+        self.faq_lexical = Lexical(faq_terms)
+        self._question_faq = np.array(
+            [k for k, f in enumerate(faqs) for _ in f.questions], dtype=np.int64
+        )
+        self._ruling = np.array([s.kind == "ruling" for s in sections], dtype=np.float64)
+        self._known_terms = frozenset(t for d in (*passage_terms, *faq_terms) for t in d)
+        self.passage_vectors: NDArray[np.float32] | None = None
+        self.question_vectors: NDArray[np.float32] | None = None
+        self.vocabulary: tuple[str, ...] = ()
+        self.vocabulary_vectors: NDArray[np.float32] | None = None
+        aliases = {n.lower(): c.name for c in reference.cards for n in c.names[1:] if n != c.name}
+        self._aliases = aliases
+        self._alias_pattern = (
+            re.compile(
+                r"(?<!\w)("
+                + "|".join(re.escape(a) for a in sorted(aliases, key=lambda a: (-len(a), a)))
+                + r")(?!\w)",
+                re.IGNORECASE,
+            )
+            if aliases
+            else None
+        )
+        if embedder is not None:
+            self.passage_vectors = embedder.embed(
+                [f"{sections[i].name}: {p}" for i, p in self.passages]
+            )
+            self.question_vectors = embedder.embed(
+                [self.canonical(q) for f in faqs for q in f.questions]
+            )
+            words = " ".join(
+                [*(s.name for s in sections), *(p for _, p in self.passages)]
+                + [q for f in faqs for q in (*f.questions, f.answer or "")]
+            )
+            self.vocabulary = tuple(sorted(set(_WORD.findall(plain(words)))))
+            self.vocabulary_vectors = embedder.embed(list(self.vocabulary))
+
+    def _passage_terms(self, section: Section, text: str) -> list[str]:
+        heading = self.analyzer.terms(section.name) * HEADING_WEIGHT
+        defined = _DEFINES.match(text)
+        subject = (
+            self.analyzer.terms(defined.group(1) or defined.group(2)) * HEADING_WEIGHT
+            if defined
+            else []
+        )
+        return [*heading, *subject, *self.analyzer.terms(text)]
+
+    def canonical(self, text: str) -> str:
+        """``text`` with every card called by its entry's name (``Darius`` -> ``Leader``).
+
+        Keyword search folds a card's names together through the synonyms; the sentence vectors
+        need the same help, as the model cannot know that Darius is a Leader.
+        """
+        if self._alias_pattern is None:
+            return text
+        return self._alias_pattern.sub(lambda m: self._aliases[m.group(1).lower()], text)
+
+    def rank(self, question: str) -> Result:
+        """Every section ranked for ``question``, best first, and the winner's confidence."""
+        import numpy as np
+
+        n, faqs = self._n, len(self.reference.faqs)
+        terms = self.analyzer.terms(question, True)
+        p_bm25 = self.passage_lexical.scores(terms)
+        f_bm25 = self.faq_lexical.scores(terms)
+        coverage = np.zeros(n, dtype=np.float64)
+        for j in np.flatnonzero(p_bm25 > 0):
+            s = self._passage_section[j]
+            coverage[s] = max(coverage[s], self.passage_lexical.coverage(terms, int(j)))
+        for k in np.flatnonzero(f_bm25 > 0):
+            s = self._faq_section[k]
+            coverage[s] = max(coverage[s], self.faq_lexical.coverage(terms, int(k)))
+        fused = (
+            WEIGHTS["passages_bm25"] * _unit(_max_by(p_bm25, self._passage_section, n, 0.0))
+            + WEIGHTS["faq_bm25"] * _unit(_max_by(f_bm25, self._faq_section, n, 0.0))
+            + WEIGHTS["coverage"] * coverage
+            - RULING_PENALTY * self._ruling
+        )
+        faq_of = _argmax_by(f_bm25, self._faq_section, n)
+        faq_cos = np.zeros(n, dtype=np.float64)
+        similarity: tuple[float, ...] = ()
+        if self.embedder is not None and self.passage_vectors is not None:
+            vector = self.embedder.embed([self.canonical(question)])[0]
+            p_cos = _max_by(self.passage_vectors @ vector, self._passage_section, n, -1.0)
+            fused += WEIGHTS["passages_cos"] * p_cos
+            if self.question_vectors is not None and faqs:
+                per_faq = _max_by(self.question_vectors @ vector, self._question_faq, faqs, -1.0)
+                faq_of = _argmax_by(per_faq, self._faq_section, n)
+                faq_cos = np.where(faq_of >= 0, per_faq[faq_of], 0.0)
+                similarity = tuple(per_faq.tolist())
+                fused += WEIGHTS["faq_cos"] * faq_cos
+        order = np.argsort(-fused, kind="stable")
+        ranking = tuple(
+            Ranked(
+                int(i),
+                float(fused[i]),
+                int(faq_of[i]) if faq_of[i] >= 0 else None,
+                float(faq_cos[i]),
+            )
+            for i in order
+        )
+        top = ranking[0]
+        margin = top.score - ranking[1].score if len(ranking) > 1 else top.score
+        features = Features(
+            top.faq_cos, float(coverage[top.section]), margin, self.novelty(question)
+        )
+        return Result(ranking, self.confidence(features), features, similarity)
+
+    def novelty(self, question: str) -> float:
+        """How foreign the question's most foreign content word is to the reference, in [0, 1].
+
+        A word whose term the reference uses counts 0. Any other counts one minus the cosine of
+        its vector to the nearest word of the reference (so ``undealt`` is near ``dealt``, while
+        ``sleeve`` is near nothing), or 1 without the embedding model.
+        """
+        import numpy as np
+
+        foreign: list[str] = []
+        for word in _WORD.findall(plain(question)):
+            if word in FILLER:
+                continue
+            terms = self.analyzer.terms(word, True)
+            if terms and not set(terms) <= self._known_terms:
+                foreign.append(word)
+        if not foreign:
+            return 0.0
+        if self.embedder is None or self.vocabulary_vectors is None:
+            return 1.0
+        nearest = (self.embedder.embed(foreign) @ self.vocabulary_vectors.T).max(axis=1)
+        return float(np.clip(1.0 - nearest.min(), 0.0, 1.0))
+
+    def confidence(self, f: Features) -> float:
+        """The calibrated confidence that the winning section answers (see module docstring).
+
+        0 when no keyword of the question is in the winner and no way of asking is close;
+        at least :data:`HIGH` only with :data:`STRONG` evidence.
+        """
+        c = CALIBRATION if self.embedder is not None else CALIBRATION_KEYWORDS
+        if f.coverage == 0.0 and f.faq_cos < STRONG["faq_cos"]:
+            return 0.0  # not one keyword of the rules, and no close way of asking either
+        p = logistic(
+            c["bias"]
+            + c["faq_cos"] * f.faq_cos
+            + c["coverage"] * f.coverage
+            + c["margin"] * f.margin
+            + c["novelty"] * f.novelty
+        )
+        strong = (
+            self.embedder is not None
+            and f.faq_cos >= STRONG["faq_cos"]
+            and f.coverage >= STRONG["coverage"]
+            and f.novelty < STRONG["novelty"]
+        )
+        return p if strong else min(p, HIGH - 0.01)
