@@ -48,7 +48,7 @@ DISABLE_VARIABLE = "BATTLEJUDGE_GUIDE_EMBEDDINGS"
 class Embedder:
     """Maps texts to unit vectors: the mean of their tokens' rows in a static embedding table."""
 
-    def __init__(self, table: NDArray[np.float32], tokenizer: Any) -> None:
+    def __init__(self, table: NDArray[np.floating], tokenizer: Any) -> None:
         self.table = table
         self.tokenizer = tokenizer
 
@@ -65,7 +65,7 @@ class Embedder:
         for i, encoding in enumerate(encodings):
             ids = [t for t in encoding.ids if 0 <= t < self.table.shape[0]]
             if ids:
-                out[i] = self.table[ids].mean(axis=0)
+                out[i] = self.table[ids].mean(axis=0, dtype=np.float32)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         norms[norms == 0.0] = 1.0
         result: NDArray[np.float32] = out / norms
@@ -102,12 +102,13 @@ def shared_embedder() -> Embedder | None:
     if files is None:
         return None
     try:
-        import numpy as np
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
     except ImportError as e:  # the extra is half installed
         logger.warning("guide embeddings unavailable: %s", e)
         return None
     weights, tokenizer_file = files
-    table = np.ascontiguousarray(load_file(str(weights))[TENSOR], dtype=np.float32)
+    # Kept as stored (float16): rows are averaged in float32, and converting the whole 16 MB
+    # table up front would cost start-up time for nothing.
+    table = load_file(str(weights))[TENSOR]
     return Embedder(table, Tokenizer.from_file(str(tokenizer_file)))

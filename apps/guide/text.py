@@ -45,7 +45,7 @@ GENERAL_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("start", "starts", "begin", "begins", "beginning"),
     ("end", "ends", "finish", "finishes"),
     ("setup", "set up", "sets up", "setting up", "prepare", "preparation", "preparing"),
-    ("opponent", "opponents", "enemy", "enemies", "foe", "foes"),
+    ("opponent", "opponents", "enemy", "enemies", "foe", "foes", "opp", "opps"),
     ("draw", "draws", "drawing", "drew", "drawn", "refill", "refresh", "replenish"),
     ("consecutive", "sequence", "sequences"),
     ("strongest", "highest", "best"),
@@ -66,6 +66,15 @@ GENERAL_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("twenty", "20"),
     ("sixty", "60"),
     ("move", "walk", "walks", "walking", "go to"),
+    # Players' everyday words for the rules' own.
+    ("take", "grab", "grabs", "nick", "snatch"),
+    ("look", "peek", "peeks", "glance", "check out"),
+    ("turn over", "flip", "flips", "flipped"),
+    ("first", "1st"),
+    ("second", "2nd"),
+    ("third", "3rd"),
+    ("fourth", "4th"),
+    ("fifth", "5th"),
     ("remove", "take away", "takes away", "get rid of", "gets rid of"),
     # Irregular forms the stemmer leaves alone.
     ("deal", "dealt"),
@@ -91,7 +100,8 @@ FILLER = frozenset(
     actually afterwards again ago ahead already also always anyhow anyway anywhere around away
     back basically before besides right soon sometimes somewhere straight sure then therefore
     though together vs versus well whenever wherever
-    exactly just maybe perhaps probably quite rather really simply somehow
+    exactly just maybe perhaps probably quite rather really simply somehow later earlier twice
+    thrice stuff thing things whatever kind sort okay ok
     """.split()
 )
 """Everyday words a player's question may hold that say nothing about any rule: they never make
@@ -125,8 +135,10 @@ def _stemmer() -> object:
     return snowballstemmer.stemmer("english")
 
 
+@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """The Snowball English stem of one lower-case word."""
+    """The Snowball English stem of one lower-case word (memoised: building a guide stems the
+    same few hundred words thousands of times, and the stemmer is pure Python)."""
     result = _stemmer().stemWord(word)  # type: ignore[attr-defined]
     return str(result)
 
