@@ -1,10 +1,11 @@
-"""The offline rules guide for every game battlejudge knows (issue 5).
+"""The offline rules guide for every game battlejudge knows (issues 5 and 20).
 
 Each game's rules reference is a Markdown file in ``data/`` written in the project's own words,
-with battlejudge's rulings marked as such. :class:`Guide` answers from that text alone: setup and
-first-turn walkthroughs, card entries under either theme's names, and rules questions answered by
-ranked keyword search (BM25, Snowball stemming, per-game synonyms) with the section cited, or
-:data:`FALLBACK` when the reference does not cover the question.
+with battlejudge's rulings marked as such, and beside it the facts players ask about and the ways
+they ask them (``data/<game>.toml``). :class:`Guide` answers from those alone: setup and first-turn
+walkthroughs, card entries under either theme's names, and rules questions ranked by keywords and,
+with the ``guide`` extra, sentence vectors (:mod:`.retrieve`), answered with the direct answer
+first and the rule quoted with its section, or :data:`FALLBACK` when the confidence is too low.
 
 >>> guide = Guide.for_game("battleline")
 >>> guide.ask("How many cards can I put next to one flag?").section

@@ -1,8 +1,9 @@
 """The guide: answers from a game's reference only, citing the section, or says it cannot.
 
 Workflow (seed 000, the guide's instructions): setup and first-turn questions get numbered steps and
-a follow-up question; a rules question gets the passage that answers it with its section named; a
-card question gets that card's entry; anything the reference does not cover gets :data:`FALLBACK`.
+a follow-up question; a rules question gets the direct answer when there is one, then the sentence
+that answers it with its section named; a card question gets that card's entry; anything the
+reference does not cover gets :data:`FALLBACK`.
 """
 
 from __future__ import annotations
