@@ -230,7 +230,6 @@ class Retriever:
             self.question_vectors = embedder.embed(
                 [self.canonical(q) for f in faqs for q in f.questions]
             )
-            self.vocabulary_vectors = embedder.embed(list(self.vocabulary))
 
     def _passage_terms(self, section: Section, text: str) -> list[str]:
         heading = self.analyzer.terms(section.name) * HEADING_WEIGHT
@@ -346,8 +345,11 @@ class Retriever:
                 foreign.append(word)
         if not foreign:
             return 0.0
-        if self.embedder is None or self.vocabulary_vectors is None:
+        if self.embedder is None:
             return 1.0
+        if self.vocabulary_vectors is None:
+            # Built on first need: most questions hold no foreign word.
+            self.vocabulary_vectors = self.embedder.embed(list(self.vocabulary))
         nearest = (self.embedder.embed(foreign) @ self.vocabulary_vectors.T).max(axis=1)
         return float(np.clip(1.0 - nearest.min(), 0.0, 1.0))
 

@@ -12,8 +12,6 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-import snowballstemmer  # type: ignore[import-untyped]
-
 _WORD = re.compile(r"[a-z0-9]+")
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
 
@@ -132,6 +130,10 @@ _NUMBER_WORDS = frozenset(
 
 @lru_cache(maxsize=1)
 def _stemmer() -> object:
+    # Imported on first use: the package loads every language's stemmer, and importing the guide
+    # (which every battlejudge command does) should not pay for that.
+    import snowballstemmer  # type: ignore[import-untyped]
+
     return snowballstemmer.stemmer("english")
 
 
