@@ -1,13 +1,15 @@
 """The HTTP adjudication service (``battlejudge serve``): certified claims over JSON.
 
-A FastAPI application (OpenAPI document at ``/docs`` and ``/openapi.json``):
+A FastAPI application (OpenAPI document at ``/openapi.json``, Swagger UI at ``/docs``
+served from the package's own copy, so it works offline):
 
 - ``POST /v1/claims``: a flag question (the JSON of ``claims check`` lines) -> the same
   JSON as ``battlejudge claim --json``; ``?certificate=true`` puts the certificate file's
   JSON in ``certificate`` (null otherwise; the command line puts a file name there);
 - ``POST /v1/claims:batch``: ``{"questions": [...]}`` (at most 256) -> ``{"results":
-  [...]}``, one answer per question in order; a bad question gets ``{"index", "error"}``
-  and the others are still answered, as ``claims check`` does;
+  [...]}``, one answer per question in order; a bad question gets ``{"index", "error"}``,
+  one past a limit ``{"index", "verdict": "undecided"}``, and the others are still
+  answered, as ``claims check`` does;
 - ``POST /v1/verify``: a certificate file's JSON (``?deep=true`` adds the brute-force
   oracle) -> ``{"verified": true, "verdict", "deep"}`` or ``{"verified": false,
   "reason"}``, as ``battlejudge verify --json``;
@@ -16,16 +18,24 @@ A FastAPI application (OpenAPI document at ``/docs`` and ``/openapi.json``):
   --json``;
 - ``GET /healthz``: ``{"status": "ok"}``.
 
-Errors: a body that is not JSON (or not UTF-8) gets 400, a JSON value that is not a valid
-question, certificate or position gets 422, each with ``{"error": MESSAGE}`` where MESSAGE
-is the one-line message the command line prints for the same input; a body over 1 MiB
-gets 413. Each request has a solver time limit (and optionally a conflict limit): past it
-the answer is 503 ``{"verdict": "undecided", "error": ...}``, never a verdict.
+Errors are always ``{"error": MESSAGE}`` (never FastAPI's ``{"detail": ...}``), MESSAGE
+being the one-line message the command line prints for the same input: 400 a body that
+is not JSON within the limits of :func:`~battlejudge.solver.json_input.parse_json`
+(nesting, integer size; the message names the JSON path), a bad query parameter or
+Content-Length; 401 no or an unknown API key (when the service has keys); 404, 405;
+408 a body not received within the body deadline; 413 a body over 1 MiB; 422 JSON that
+is not a valid question, certificate or position; 429 a client over its limits (with
+``Retry-After``); 503 ``{"verdict": "undecided", "error"}``: the time, memory or conflict
+limit ran out, never a verdict.
 
-Solving runs on one solver thread per process (the solver cache is not thread-safe), so
-the event loop stays free. With a proof log every answered claim is appended by one log
-writer thread per process, before the answer is sent (``ProofLog`` serializes processes
-with a file lock, so ``--workers N`` processes share one log safely).
+Where the work runs (:mod:`.scheduler`): every question and every certificate check is a
+job of the client that asked (a batch is one job per question) in a fair queue, round
+robin across clients, run in a worker process of a
+:class:`~battlejudge.proofs.budget.BudgetPool` that is killed when the job's time limit
+or memory budget runs out (its core is free at once; a fresh worker takes its place).
+A client is its API key's name, or its address without keys. With a proof log every
+answered claim is appended by one log writer thread before the answer is sent. The
+connection and per-client limits are in :mod:`.limits`.
 """
 
 from __future__ import annotations
@@ -33,61 +43,86 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
-import os
-import socket
+import resource
 import sys
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from dataclasses import asdict, dataclass
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, TypeVar
 
 from fastapi import FastAPI, Request
-from fastapi.responses import Response
-from pydantic import ValidationError
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from battlejudge.engines.battleline.answers import claim_json as claim_json
-from battlejudge.engines.battleline.position import PositionFile, to_state
-from battlejudge.proofs.battleline.certificate import (
-    CertificateFile,
-    from_file_model,
-    to_file_model,
-)
+from battlejudge.apps import jobs
+from battlejudge.apps.limits import CLIENT_KEY, ClientLimits, Guard, guarded_h11
+from battlejudge.apps.scheduler import FairScheduler
+from battlejudge.apps.workers import WorkerPool
+from battlejudge.engines.battleline.position import PositionFile
+from battlejudge.proofs.battleline.certificate import CertificateFile
+from battlejudge.proofs.budget import DEFAULT_MEMORY_LIMIT
 from battlejudge.proofs.log import ProofLog, append_proved
 from battlejudge.solver import battleline as bl
-from battlejudge.solver.errors import UndecidedError, VerificationError, invalid
+from battlejudge.solver.errors import (
+    BattlejudgeError,
+    InputError,
+    UndecidedError,
+)
+from battlejudge.solver.json_input import parse_json
 
-MAX_BODY = 1 << 20
+MAX_BODY: Final = 1 << 20
 """Largest request body accepted (1 MiB); larger ones get 413."""
-MAX_BATCH = 256
-ENV_CONFIG = "BATTLEJUDGE_SERVICE_CONFIG"
-"""Environment variable carrying the configuration to ``--workers`` processes (JSON)."""
+MAX_BATCH: Final = 256
+BIG_BODY: Final = 64 * 1024
+"""Bodies larger than this are parsed off the event loop."""
+SWAGGER_UI: Final = Path(__file__).parent / "static" / "swagger-ui"
+"""The vendored Swagger UI (its README says where it comes from)."""
+_ASSETS: Final = {
+    "swagger-ui-bundle.js": "text/javascript",
+    "swagger-ui.css": "text/css",
+    "favicon-32x32.png": "image/png",
+}
 T = TypeVar("T")
 
 
 @dataclass(frozen=True)
 class ServiceConfig:
-    """``time_limit``: seconds of server time per request before 503 undecided;
-    ``conflict_limit``: solver conflicts per question (None: no limit); ``log_path`` and
-    ``key_path``: the proof log every answered claim is appended to, and its signing key;
-    ``dedicated``: the process does nothing but serve (``battlejudge serve``), so it may
-    be tuned for that (:func:`tune_for_serving`)."""
+    """How the service runs.
+
+    Work: ``time_limit`` seconds and ``memory_limit`` bytes per job (one question or
+    one certificate check) before 503 undecided; ``conflict_limit`` solver conflicts per
+    question (None: no limit); ``workers`` jobs run at once, plus as many more for
+    clients that have none running (:mod:`.scheduler`). Log: ``log_path`` and
+    ``key_path``, the proof log every answered claim is appended to and its signing
+    key. Clients: ``api_keys`` maps key hashes to client names (None: no keys);
+    ``client_concurrency`` requests in progress and ``rate_limit`` questions per second
+    (0: none) per client, bursts of ``rate_burst``. Connections (used by :func:`serve`):
+    ``header_timeout`` and ``body_timeout`` seconds to send a request's head and body,
+    ``keep_alive`` seconds an idle keep-alive connection stays open,
+    ``max_connections`` open at once, ``max_header_bytes`` of a request head.
+    ``dedicated``: the process does nothing but serve (``battlejudge serve``), so it
+    may be tuned for that (:func:`tune_for_serving`)."""
 
     time_limit: float = 2.0
     conflict_limit: int | None = None
     log_path: str | None = None
     key_path: str | None = None
     dedicated: bool = False
-
-    def to_env(self) -> str:
-        return json.dumps(asdict(self))
-
-    @classmethod
-    def from_env(cls) -> ServiceConfig:
-        raw = os.environ.get(ENV_CONFIG)
-        return cls(**json.loads(raw)) if raw else cls()
+    workers: int = 1
+    memory_limit: int = DEFAULT_MEMORY_LIMIT
+    api_keys: dict[str, str] | None = field(default=None, hash=False, compare=False)
+    client_concurrency: int = 32
+    rate_limit: float = 0.0
+    rate_burst: float = 0.0
+    header_timeout: float = 10.0
+    body_timeout: float = 10.0
+    keep_alive: int = 5
+    max_connections: int = 1000
+    max_header_bytes: int = 16 * 1024
 
 
 class ServiceError(Exception):
@@ -103,87 +138,24 @@ def _bad(status: int, message: str) -> ServiceError:
     return ServiceError(status, {"error": message})
 
 
+def _undecided(e: BattlejudgeError) -> ServiceError:
+    return ServiceError(503, {"verdict": "undecided", "error": f"undecided: {e}"})
+
+
 def _json_response(status: int, body: Any) -> Response:
     return Response(json.dumps(body).encode(), status, media_type="application/json")
 
 
-# -- the body size limit ------------------------------------------------------------------
-class _TooLarge(Exception):
-    pass
-
-
-class BodyLimit:
-    """ASGI middleware: 413 for a body over ``limit`` bytes, by its Content-Length or,
-    for a streamed body, as soon as the bytes read pass the limit."""
-
-    def __init__(self, app: ASGIApp, limit: int = MAX_BODY) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        headers = dict(scope.get("headers") or [])
-        length = headers.get(b"content-length")
-        if length is not None:
-            if not length.isdigit():
-                await _send(send, 400, {"error": f"bad Content-Length {length.decode()!r}"})
-                return
-            if int(length) > self.limit:
-                await _send(send, 413, self._message())
-                return
-        seen = 0
-        started = False
-
-        async def limited() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge
-            return message
-
-        async def tracked(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, limited, tracked)
-        except _TooLarge:
-            if not started:
-                await _send(send, 413, self._message())
-
-    def _message(self) -> dict[str, Any]:
-        return {"error": f"request body over {self.limit} bytes"}
-
-
-async def _send(send: Send, status: int, body: dict[str, Any]) -> None:
-    data = json.dumps(body).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(data)).encode()),
-                (b"connection", b"close"),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": data})
-
-
-# -- the service ----------------------------------------------------------------------------
+# -- the work -------------------------------------------------------------------------------
 class Adjudicator:
-    """The work behind the endpoints: one solver thread, one log writer thread."""
+    """The work behind the endpoints: the fair queue, its worker processes, one log
+    writer thread."""
 
     def __init__(self, config: ServiceConfig) -> None:
         self.config = config
-        self.solver = ThreadPoolExecutor(1, thread_name_prefix="battlejudge-solver")
+        spare = config.workers
+        self.pool = WorkerPool(config.workers + spare)
+        self.queue = FairScheduler(config.workers, spare)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="battlejudge-log")
         self.log: ProofLog | None = None
         if config.log_path:
@@ -192,31 +164,28 @@ class Adjudicator:
             key = load_private_key(config.key_path) if config.key_path else None
             self.log = ProofLog(config.log_path, key)
 
+    async def start(self) -> None:
+        """Start every worker process now rather than on the first requests."""
+        await self.pool.start()
+
     def close(self) -> None:
-        self.solver.shutdown(wait=True, cancel_futures=True)
+        self.queue.close()
+        self.pool.close()
         self.writer.shutdown(wait=True)
         if self.log is not None:
             self.log.close()
 
-    async def run(self, work: Callable[[], T]) -> T:
-        """Run ``work`` on the solver thread within the time limit (503 past it; the
-        result of work that overran is thrown away)."""
-        loop = asyncio.get_running_loop()
-        limit = self.config.time_limit
-        undecided = ServiceError(
-            503, {"verdict": "undecided", "error": f"undecided: no verdict within {limit:g} s"}
-        )
-        start = loop.time()
-        future = loop.run_in_executor(self.solver, work)
-        try:
-            result = await asyncio.wait_for(future, limit)
-        except TimeoutError:
-            raise undecided from None
-        except UndecidedError as e:
-            raise ServiceError(503, {"verdict": "undecided", "error": f"undecided: {e}"}) from None
-        if loop.time() - start > limit:  # finished, but late: the limit holds all the same
-            raise undecided
-        return result
+    async def job(self, client: str, fn: Callable[..., T], *args: Any, what: str) -> T:
+        """``fn(*args)`` as a job of ``client``: in its turn (:mod:`.scheduler`), in a
+        worker, within the time and memory limits (:class:`UndecidedError` past them)."""
+        cfg = self.config
+
+        async def work() -> T:
+            return await self.pool.run(
+                fn, *args, time_limit=cfg.time_limit, memory_limit=cfg.memory_limit, what=what
+            )
+
+        return await self.queue.run(client, work)
 
     async def record(self, proofs: list[tuple[bl.ProvedClaim, dict[str, Any]]]) -> None:
         """Append answered claims to the proof log (when there is one) before answering."""
@@ -230,36 +199,45 @@ class Adjudicator:
 
         await asyncio.get_running_loop().run_in_executor(self.writer, write)
 
-    def prove(
-        self, q: bl.ClaimQuestion, certificate: bool
-    ) -> tuple[bl.ProvedClaim, dict[str, Any]]:
-        start = time.perf_counter()
-        p = bl.prove(q, conflict_limit=self.config.conflict_limit)
-        micros = round((time.perf_counter() - start) * 1e6)
-        verified = bl.verify(p)
-        cert = to_file_model(p.certificate).model_dump(mode="json") if certificate else None
-        return p, claim_json(p, verified=verified, certificate=cert, micros=micros)
 
-
+# -- reading requests -----------------------------------------------------------------------
 async def _body(request: Request) -> Any:
+    """The request's JSON within the input limits (nesting, integer size), or 400 naming
+    the JSON path. Large bodies are parsed off the event loop."""
     raw = await request.body()
     try:
-        return json.loads(raw)
-    except UnicodeDecodeError:
-        raise _bad(400, "the body is not UTF-8 text") from None
-    except json.JSONDecodeError as e:
-        raise _bad(400, f"not JSON: {e.msg} at column {e.colno}") from None
+        if len(raw) > BIG_BODY:
+            return await asyncio.to_thread(parse_json, raw, "body")
+        return parse_json(raw, "body")
+    except InputError as e:
+        raise _bad(400, str(e)) from None
 
 
-def _question(obj: Any, where: str = "") -> bl.ClaimQuestion:
+def _client(request: Request) -> str:
+    name: str = request.scope.get(CLIENT_KEY, "local")
+    return name
+
+
+async def _unless_client_leaves(request: Request, work: Awaitable[T]) -> T | None:
+    """``work``'s result, or None when the client leaves first: then ``work`` is
+    cancelled, and its jobs that have not started never run."""
+    task: asyncio.Task[T] = asyncio.ensure_future(work)
+
+    async def gone() -> None:
+        while True:
+            message = await request.receive()
+            if message["type"] == "http.disconnect":
+                return
+
+    watch = asyncio.ensure_future(gone())
     try:
-        return bl.ClaimQuestion.from_json(obj)
-    except ValueError as e:
-        raise _bad(422, f"{where}{e}") from None
-
-
-def _validation_message(e: ValidationError, prefix: str = "") -> str:
-    return str(invalid(e, prefix))
+        await asyncio.wait({task, watch}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        watch.cancel()
+    if not task.done():
+        task.cancel()
+        return None
+    return task.result()
 
 
 def _schema(model: Any) -> dict[str, Any]:
@@ -283,12 +261,36 @@ _QUESTION_SCHEMA: dict[str, Any] = {
         "completed_first": {"enum": ["mine", "theirs", None]},
     },
 }
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"description": "The body is not JSON."},
-    413: {"description": "The body is over 1 MiB."},
-    422: {"description": "Not a valid question (the command line's message)."},
-    503: {"description": "Undecided within the time limit: no verdict."},
+_ERROR_SCHEMA = {
+    "application/json": {
+        "schema": {
+            "type": "object",
+            "required": ["error"],
+            "properties": {"error": {"type": "string"}},
+        }
+    }
 }
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"description": text, "content": _ERROR_SCHEMA}
+    for code, text in (
+        (400, "The body is not JSON within the limits, or a bad query parameter."),
+        (401, "No API key, or an unknown one (when the service has keys)."),
+        (408, "The body was not received in time."),
+        (413, "The body is over 1 MiB."),
+        (422, "Not a valid question, certificate or position (the command line's message)."),
+        (429, "Over the client's limits; Retry-After says when to try again."),
+        (503, "Undecided within the time, memory or conflict limit: no verdict."),
+    )
+}
+
+
+def _query_message(e: RequestValidationError) -> str:
+    err = e.errors()[0]
+    loc = [str(x) for x in err.get("loc", ())]
+    where = f"query parameter {loc[-1]!r}" if loc[:1] == ["query"] else ".".join(loc)
+    got = err.get("input")
+    shown = f" (got {got!r})" if isinstance(got, str) else ""
+    return f"{where}: {err.get('msg', 'invalid')}{shown}"
 
 
 def create_app(config: ServiceConfig | None = None) -> FastAPI:
@@ -298,10 +300,11 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
-        state["judge"] = Adjudicator(cfg)
-        if cfg.dedicated:
-            tune_for_serving()
+        judge = state["judge"] = Adjudicator(cfg)
         try:
+            await judge.start()
+            if cfg.dedicated:
+                tune_for_serving()
             yield
         finally:
             state.pop("judge").close()
@@ -311,17 +314,81 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         summary="Certified Battle Line flag claims: proofs anyone can check.",
         version="1",
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
-    app.add_middleware(BodyLimit, limit=MAX_BODY)
+    limits = ClientLimits(cfg.client_concurrency, cfg.rate_limit, cfg.rate_burst)
+    app.add_middleware(
+        Guard,
+        keys=cfg.api_keys,
+        limits=limits,
+        max_body=MAX_BODY,
+        body_timeout=cfg.body_timeout,
+    )
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_query(_request: Request, e: RequestValidationError) -> Response:
+        return _json_response(400, {"error": _query_message(e)})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, e: StarletteHTTPException) -> Response:
+        if e.status_code == 404:
+            message = f"no such endpoint: {request.url.path}"
+        elif e.status_code == 405:
+            message = f"{request.method} is not allowed on {request.url.path}"
+        else:
+            message = str(e.detail)
+        return Response(
+            json.dumps({"error": message}).encode(),
+            e.status_code,
+            headers=dict(e.headers or {}),
+            media_type="application/json",
+        )
 
     def judge() -> Adjudicator:
         return state["judge"]
 
-    async def answer(handler: Callable[[], Awaitable[Any]]) -> Response:
+    async def answer(
+        request: Request, handler: Callable[[], Coroutine[Any, Any, Any]], watch: bool = False
+    ) -> Response:
+        """``handler``'s answer as JSON (a Response as it is); with ``watch`` the work
+        is cancelled if the client leaves (for batches: their jobs not yet started never
+        run; a single job is bounded by its own limits)."""
         try:
-            return _json_response(200, await handler())
+            if watch:
+                await request.body()  # read whole before the watch starts
+                out = await _unless_client_leaves(request, handler())
+            else:
+                out = await handler()
         except ServiceError as e:
             return _json_response(e.status, e.body)
+        except UndecidedError as e:
+            return _json_response(503, _undecided(e).body)
+        except BattlejudgeError as e:  # a worker that died: no verdict, and not the client's fault
+            return _json_response(503, _undecided(e).body)
+        if out is None:  # the client left: nobody to answer
+            return Response(status_code=499)
+        if isinstance(out, Response):
+            return out
+        return _json_response(200, out)
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs() -> HTMLResponse:
+        """Swagger UI from the package's own copy (apps/static/swagger-ui)."""
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="battlejudge - API",
+            swagger_js_url="/static/swagger-ui/swagger-ui-bundle.js",
+            swagger_css_url="/static/swagger-ui/swagger-ui.css",
+            swagger_favicon_url="/static/swagger-ui/favicon-32x32.png",
+        )
+
+    @app.get("/static/swagger-ui/{name}", include_in_schema=False)
+    async def swagger_asset(name: str) -> Response:
+        """The Swagger UI files /docs loads."""
+        if name not in _ASSETS:
+            raise StarletteHTTPException(404)
+        return FileResponse(SWAGGER_UI / name, media_type=_ASSETS[name])
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
@@ -340,12 +407,22 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         DRAT proof; an invalid one with the completion that beats it."""
 
         async def handle() -> Any:
-            q = _question(await _body(request))
-            p, out = await judge().run(lambda: judge().prove(q, certificate))
-            await judge().record([(p, {})])
-            return out
+            body = await request.body()
+            j = judge()
+            status, data, p, _ = await j.job(
+                _client(request),
+                jobs.answer_claim,
+                body,
+                certificate,
+                cfg.conflict_limit,
+                j.log is not None,
+                what="deciding the claim",
+            )
+            if p is not None:
+                await j.record([(p, {})])
+            return Response(data, status, media_type="application/json")
 
-        return await answer(handle)
+        return await answer(request, handle)
 
     @app.post(
         "/v1/claims:batch",
@@ -367,8 +444,9 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     )
     async def claims_batch(request: Request, certificate: bool = False) -> Response:
         """``{"questions": [...]}`` -> ``{"results": [...]}`` in order; a bad question
-        gets ``{"index", "error"}``, one past the conflict limit ``{"index", "verdict":
-        "undecided"}``, and the others are still answered."""
+        gets ``{"index", "error"}``, one past a limit ``{"index", "verdict":
+        "undecided"}``, and the others are still answered. Each question is a job of
+        its own in the fair queue, and counts as one question for the rate limit."""
 
         async def handle() -> Any:
             body = await _body(request)
@@ -380,32 +458,33 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             items = body["questions"]
             if len(items) > MAX_BATCH:
                 raise _bad(422, f"questions: at most {MAX_BATCH} per batch, got {len(items)}")
-            parsed: list[bl.ClaimQuestion | str] = []
-            for item in items:
+            client = _client(request)
+            limits.charge(client, len(items) - 1)
+            j = judge()
+
+            async def one(i: int, item: Any) -> tuple[bl.ProvedClaim | None, dict[str, Any]]:
                 try:
-                    parsed.append(bl.ClaimQuestion.from_json(item))
-                except ValueError as e:
-                    parsed.append(str(e))
+                    result, p = await j.job(
+                        client,
+                        jobs.answer_item,
+                        i,
+                        item,
+                        certificate,
+                        cfg.conflict_limit,
+                        j.log is not None,
+                        what=f"deciding question {i}",
+                    )
+                except UndecidedError:
+                    return None, {"index": i, "verdict": "undecided"}
+                except BattlejudgeError as e:
+                    return None, {"index": i, "verdict": "undecided", "error": str(e)}
+                return p, result
 
-            def work() -> list[tuple[bl.ProvedClaim | None, dict[str, Any]]]:
-                out: list[tuple[bl.ProvedClaim | None, dict[str, Any]]] = []
-                for i, q in enumerate(parsed):
-                    if isinstance(q, str):
-                        out.append((None, {"index": i, "error": q}))
-                        continue
-                    try:
-                        p, result = judge().prove(q, certificate)
-                    except UndecidedError:
-                        out.append((None, {"index": i, "verdict": "undecided"}))
-                        continue
-                    out.append((p, {"index": i, **result}))
-                return out
-
-            answers = await judge().run(work)
-            await judge().record([(p, {}) for p, _ in answers if p is not None])
+            answers = await asyncio.gather(*(one(i, item) for i, item in enumerate(items)))
+            await j.record([(p, {}) for p, _ in answers if p is not None])
             return {"results": [r for _, r in answers]}
 
-        return await answer(handle)
+        return await answer(request, handle, watch=True)
 
     @app.post(
         "/v1/verify",
@@ -416,26 +495,17 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     async def verify(request: Request, deep: bool = False) -> Response:
         """A certificate file's JSON -> ``{"verified": true, "verdict", "deep"}``, or
         ``{"verified": false, "reason"}`` when a check fails (as ``battlejudge verify
-        --json``)."""
+        --json``). A proof out of proportion to its CNF is refused before any checking
+        (``battlejudge verify`` states the rule)."""
 
         async def handle() -> Any:
-            body = await _body(request)
-            try:
-                cert_file = CertificateFile.model_validate(body)
-            except ValidationError as e:
-                raise _bad(422, "not a battlejudge certificate: " + _validation_message(e)) from e
+            body = await request.body()
+            status, data = await judge().job(
+                _client(request), jobs.answer_verify, body, deep, what="checking the certificate"
+            )
+            return Response(data, status, media_type="application/json")
 
-            def work() -> dict[str, Any]:
-                try:
-                    cert = from_file_model(cert_file)
-                    bl.verify(cert, deep=deep)
-                except VerificationError as e:
-                    return {"verified": False, "reason": str(e)}
-                return {"verified": True, "verdict": cert.verdict, "deep": deep}
-
-            return await judge().run(work)
-
-        return await answer(handle)
+        return await answer(request, handle)
 
     @app.post(
         "/v1/positions/claim",
@@ -458,38 +528,22 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         JSON, the question derived from the table as ``battlejudge claim POSITION``."""
 
         async def handle() -> Any:
-            body = await _body(request)
-            if not isinstance(body, dict):
-                raise _bad(422, 'the body must be {"position": ..., "flag": N, "player": ...}')
-            extra = sorted(set(body) - {"position", "flag", "player"})
-            if extra:
-                raise _bad(422, f"unknown key {extra[0]!r}")
-            flag, player = body.get("flag"), body.get("player")
-            if type(flag) is not int or not 1 <= flag <= 9:
-                raise _bad(422, f"flag must be a number 1-9, got {json.dumps(flag)}")
-            if player not in ("north", "south"):
-                raise _bad(422, f"player must be north or south, got {json.dumps(player)}")
-            try:
-                pos = PositionFile.model_validate(body.get("position"))
-                table = to_state(pos)
-            except ValidationError as e:
-                raise _bad(422, _validation_message(e, "position")) from e
-            except ValueError as e:
-                raise _bad(422, f"position: {e}") from None
-            f = table.flags[flag - 1]
-            if f.claimed_by >= 0:
-                holder = ("north", "south")[f.claimed_by]
-                raise _bad(422, f"flag {flag} is already claimed by {holder}")
-            try:
-                q = table.claim_question(flag - 1, ("north", "south").index(player))
-            except ValueError as e:
-                raise _bad(422, str(e)) from None
-            p, out = await judge().run(lambda: judge().prove(q, certificate))
-            context = {"turn": table.turn, "player": player, "flag": flag}
-            await judge().record([(p, context)])
-            return out
+            body = await request.body()
+            j = judge()
+            status, data, p, context = await j.job(
+                _client(request),
+                jobs.answer_position,
+                body,
+                certificate,
+                cfg.conflict_limit,
+                j.log is not None,
+                what="deciding the claim",
+            )
+            if p is not None:
+                await j.record([(p, context)])
+            return Response(data, status, media_type="application/json")
 
-        return await answer(handle)
+        return await answer(request, handle)
 
     _add_file_schemas(app)
     return app
@@ -516,19 +570,13 @@ def _add_file_schemas(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def app_from_env() -> FastAPI:
-    """The application configured from ``BATTLEJUDGE_SERVICE_CONFIG`` (for worker
-    processes started by uvicorn)."""
-    return create_app(ServiceConfig.from_env())
-
-
 # -- running ------------------------------------------------------------------------------
 def tune_for_serving() -> None:
     """Settings for a process that does nothing but serve (``battlejudge serve``, once
-    the app has started; not applied when the app is embedded elsewhere). The solver
-    thread runs Python most of the time: at the default 5 ms switch interval the event
-    loop would wait that long for the GIL to read each request. Long-lived objects (the
-    app, the solver caches) are frozen out of garbage collection and collections made
+    the app has started; not applied when the app is embedded elsewhere). The job
+    threads run Python (pickling) while the event loop reads requests: at the default
+    5 ms switch interval the loop would wait that long for the GIL. Long-lived objects
+    (the app, the caches) are frozen out of garbage collection and collections made
     rarer, which shortens the latency tail."""
     sys.setswitchinterval(0.0005)
     gc.collect()
@@ -536,79 +584,57 @@ def tune_for_serving() -> None:
     gc.set_threshold(20_000, 20, 20)
 
 
-def _listener(host: str, port: int, reuse_port: bool) -> socket.socket:
-    """A listening TCP socket on ``host:port``; with ``reuse_port`` several may share it."""
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
-    )[0]
-    sock = socket.socket(family, kind, proto)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    if reuse_port:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-    sock.bind(address)
-    sock.listen(2048)
-    sock.set_inheritable(True)
-    return sock
+def open_file_limit(wanted: int) -> int:
+    """Raise this process's open-file limit towards ``wanted`` (within the hard limit);
+    returns the limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        soft = target
+    return soft if soft != resource.RLIM_INFINITY else wanted
 
 
-def _serve_on(config: ServiceConfig, host: str, port: int, access_log: bool) -> None:
-    import signal
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or an address to listen on) means this machine only."""
+    import ipaddress
+    import socket
 
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return bool(infos) and all(ipaddress.ip_address(i[4][0]).is_loopback for i in infos)
+
+
+def server_config(config: ServiceConfig, **uvicorn_options: Any) -> Any:
+    """The ``uvicorn.Config`` of the service: its app, the guarded h11 protocol
+    (:func:`~battlejudge.apps.limits.guarded_h11`), the keep-alive timeout and the
+    request-head size limit. The open-file limit is raised to fit ``max_connections``
+    (the connection cap is lowered if it cannot be)."""
     import uvicorn
 
-    for s in (signal.SIGTERM, signal.SIGINT):  # the parent's handlers are not ours
-        signal.signal(s, signal.SIG_DFL)
-
-    sock = _listener(host, port, reuse_port=True)
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(config), access_log=access_log, log_level="warning")
+    files = open_file_limit(config.max_connections + 256)
+    max_connections = max(16, min(config.max_connections, files - 128))
+    return uvicorn.Config(
+        create_app(config),
+        http=guarded_h11(config.header_timeout, max_connections),
+        timeout_keep_alive=config.keep_alive,
+        h11_max_incomplete_event_size=config.max_header_bytes,
+        log_level="warning",
+        **uvicorn_options,
     )
-    server.run(sockets=[sock])
 
 
-def serve_workers(
-    config: ServiceConfig, host: str, port: int, workers: int, access_log: bool = False
-) -> None:
-    """Serve with ``workers`` processes, each listening on its own socket bound to the same
-    port (``SO_REUSEPORT``), so the kernel spreads connections evenly over them. (With one
-    shared socket, the first worker to wake accepts a whole burst of connections and the
-    others idle: half the throughput and a long latency tail.) Returns when every worker
-    has stopped; SIGTERM or SIGINT stops them all."""
-    import multiprocessing
-    import signal
+def serve(config: ServiceConfig, host: str, port: int, access_log: bool = False) -> None:
+    """Serve on ``host:port`` until SIGINT or SIGTERM (one process for HTTP and the
+    queue; ``config.workers`` worker processes do the work)."""
+    import uvicorn
 
-    # fork: Linux only (see can_reuse_port), and no resource-tracker process left behind
-    ctx = multiprocessing.get_context("fork")
-    procs = [
-        ctx.Process(target=_serve_on, args=(config, host, port, access_log), daemon=True)
-        for _ in range(workers)
-    ]
-    stopping = False
-
-    def stop(_signum: int, _frame: object) -> None:
-        nonlocal stopping
-        stopping = True
-        for p in procs:
-            if p.is_alive():
-                p.terminate()
-
-    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        for p in procs:
-            p.start()
-        for p in procs:
-            p.join()
-            if not stopping:  # one worker died: stop the others rather than serve half
-                stop(0, None)
-    finally:
-        for p in procs:
-            if p.is_alive():
-                p.kill()
-                p.join()
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-
-
-def can_reuse_port() -> bool:
-    """Whether this system balances connections over sockets sharing a port (Linux)."""
-    return sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
+    uvicorn.Server(server_config(config, host=host, port=port, access_log=access_log)).run()

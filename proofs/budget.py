@@ -35,6 +35,7 @@ __all__ = [
     "DEFAULT_TIME_LIMIT",
     "BudgetPool",
     "default_pool",
+    "serve_checks",
 ]
 
 _logger = logging.getLogger(__name__)
@@ -88,6 +89,14 @@ def _serve(conn: Connection) -> None:
             conn.send(("error", BattlejudgeError(f"the check's answer cannot be sent back: {e}")))
         if reply[0] == "memory":
             return  # a worker that ran out of memory is not trusted with another check
+
+
+def serve_checks(conn: Connection) -> None:
+    """The life of a worker process as :class:`BudgetPool` runs them, for a pool that
+    waits for the replies its own way (the HTTP service waits on its event loop): each
+    ``(function, args, memory_limit)`` received is run under that memory cap and
+    answered with ``("ok", result)``, ``("error", exception)`` or ``("memory", None)``."""
+    _serve(conn)
 
 
 @dataclass

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 import os
 import socket
 import subprocess
@@ -48,11 +49,25 @@ def _tagged_alive(tag: str) -> list[int]:
     return found
 
 
+@pytest.fixture(scope="module", autouse=True)
+def forkserver_running() -> None:
+    """The service's worker processes fork from multiprocessing's forkserver, which lives
+    as long as the process that started it (as in ``battlejudge serve``). Started here,
+    before any test sets its tag, it is not taken for a process a test left behind."""
+    from multiprocessing import forkserver
+
+    multiprocessing.get_context("forkserver").set_forkserver_preload(["battlejudge.apps.jobs"])
+    forkserver.ensure_running()
+
+
 @pytest.fixture(autouse=True)
 def no_leftover_processes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     tag = uuid.uuid4().hex
     monkeypatch.setenv(TAG, tag)
     yield
+    deadline = time.monotonic() + 30  # a stopped server's workers see it go, then exit
+    while _tagged_alive(tag) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert _tagged_alive(tag) == []
 
 
@@ -179,7 +194,28 @@ def test_health_and_openapi(client: httpx.Client) -> None:
         assert "post" in doc["paths"][path]
     assert "PositionFile" in doc["components"]["schemas"]
     assert "CertificateFile" in doc["components"]["schemas"]
-    assert client.get("/docs").status_code == 200
+    docs = client.get("/docs")
+    assert docs.status_code == 200
+    # Served from the package, not a CDN: the page names only local assets, which exist.
+    assert "cdn" not in docs.text and "/static/swagger-ui/swagger-ui-bundle.js" in docs.text
+    for name in ("swagger-ui-bundle.js", "swagger-ui.css", "favicon-32x32.png"):
+        asset = client.get(f"/static/swagger-ui/{name}")
+        assert asset.status_code == 200 and len(asset.content) > 500
+    assert client.get("/static/swagger-ui/README.md").status_code == 404
+
+
+def test_every_error_is_error_json(client: httpx.Client) -> None:
+    """Query-parameter errors, unknown paths and methods answer {"error": ...} too."""
+    r = client.post("/v1/claims", params={"certificate": "maybe"}, json=VALID)
+    assert r.status_code == 400
+    assert r.json() == {"error": r.json()["error"]} and "'certificate'" in r.json()["error"]
+    assert "maybe" in r.json()["error"]
+    r = client.post("/v1/verify", params={"deep": "[]"}, json={})
+    assert r.status_code == 400 and "'deep'" in r.json()["error"]
+    r = client.get("/v1/nothing")
+    assert r.status_code == 404 and r.json() == {"error": "no such endpoint: /v1/nothing"}
+    r = client.get("/v1/claims")
+    assert r.status_code == 405 and "GET" in r.json()["error"]
 
 
 # -- bad input --------------------------------------------------------------------------------
@@ -204,7 +240,7 @@ def test_bad_questions_get_422_with_the_cli_message(
 
 def test_not_json_gets_400(client: httpx.Client) -> None:
     r = client.post("/v1/claims", content=b'{"mine": [')
-    assert r.status_code == 400 and r.json()["error"].startswith("not JSON:")
+    assert r.status_code == 400 and r.json()["error"].startswith("body: not JSON (line 1")
     r = client.post("/v1/claims", content=b"\xff\xfe")
     assert r.status_code == 400
 
