@@ -76,19 +76,23 @@ def log_options(what: str) -> Callable[[F], F]:
             "log_path",
             type=click.Path(dir_okay=False),
             default=None,
-            help=f"Append {what} to this proof log.",
+            help=f"Append {what} to this proof log: a file, or a postgresql:// URL "
+            "(battlejudge log init URL makes the log there).",
         )(f)
 
     return decorate
 
 
 def open_log(path: str | None, key: str | None) -> Any:
-    """The proof log to append to (None without --log); --key alone is a usage error."""
+    """The proof log to append to (None without --log): a file, or a ``postgresql://``
+    URL (:func:`battlejudge.proofs.store.open_store`); --key alone is a usage error.
+    A database that cannot be reached or holds no log is bad input (exit 2), named
+    without its password."""
     if path is None:
         if key is not None:
             raise click.UsageError("--key goes with --log")
         return None
     from battlejudge.proofs.keys import load_private_key
-    from battlejudge.proofs.log import ProofLog
+    from battlejudge.proofs.store import open_store
 
-    return ProofLog(path, load_private_key(key) if key else None)
+    return open_store(path, load_private_key(key) if key else None)

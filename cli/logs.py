@@ -1,8 +1,12 @@
-"""Proof-log commands: ``audit``, ``log repair`` and ``keys new``.
+"""Proof-log commands: ``audit``, ``log ...`` (repair, init, checkpoint, prove,
+verify-inclusion, prove-consistency, verify-consistency, export, import) and ``keys new``.
 
 ``audit`` is a thin layer over :func:`battlejudge.proofs.audit.audit_records`; other
 commands (or more options of this one) audit with extra checks through
-:func:`run_audit`.
+:func:`run_audit`. A log is a file or a ``postgresql://`` URL everywhere
+(:func:`battlejudge.proofs.store.open_store`). The audit and the log's own modules are
+imported by the commands that need them, so that ``log verify-inclusion`` and
+``log verify-consistency`` load neither the log nor the solver.
 """
 
 from __future__ import annotations
@@ -10,14 +14,16 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json, stderr_is_tty
-from battlejudge.proofs.audit import AuditReport, Check, audit_records
+from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json, fail, stderr_is_tty
 from battlejudge.proofs.keys import key_id, load_private_key, load_public_key, new_key_pair
-from battlejudge.proofs.log import LogRecord, Problem, read_log
+
+if TYPE_CHECKING:
+    from battlejudge.proofs.audit import AuditReport, Check
+    from battlejudge.proofs.log import LogRecord, Problem
 
 PROGRESS_MIN = 50
 """Logs with at least this many records get a progress bar (when stderr is a terminal)."""
@@ -34,16 +40,25 @@ def audit_report(
     """Audit LOG as the ``audit`` command does, with a progress bar on stderr for a long
     log when stderr is a terminal (``progress`` forces it on or off). Raises ``OSError``
     or :class:`InputError` for an unreadable log or key (exit 2 at the CLI)."""
+    from battlejudge.proofs.audit import audit_records
+    from battlejudge.proofs.store import read_store
+
     key = load_public_key(pubkey) if pubkey is not None else None
-    records, problems = read_log(log)
+    stored = read_store(log)
+    records = stored.records
+    common: dict[str, Any] = {
+        "pubkey": key,
+        "deep": deep,
+        "checks": checks,
+        "checkpoint": stored.checkpoint,
+        "lines": stored.lines,
+    }
     if progress is None:
         progress = stderr_is_tty() and len(records) >= PROGRESS_MIN
     if not progress:
-        return audit_records(records, problems, pubkey=key, deep=deep, checks=checks)
+        return audit_records(records, stored.problems, **common)
     with click.progressbar(length=len(records), label="auditing", file=sys.stderr) as bar:
-        return audit_records(
-            records, problems, pubkey=key, deep=deep, progress=bar.update, checks=checks
-        )
+        return audit_records(records, stored.problems, progress=bar.update, **common)
 
 
 def _signature_line(report: AuditReport, require: bool) -> str | None:
@@ -91,6 +106,15 @@ def print_report(
         else:
             k = len(report.problems)
             click.secho(f"{log}: {records}, {k} problem{'s' if k != 1 else ''}.", fg="red")
+        head = report.checkpoint
+        if head is None:
+            click.secho(
+                "No checkpoint: records cut from the end would not show "
+                "(battlejudge log checkpoint LOG --write writes one).",
+                fg="yellow",
+            )
+        else:
+            click.echo(f"Checked against its checkpoint of {head.time} ({head.size} records).")
         line = _signature_line(report, require_signatures)
         if line is not None:
             click.secho(line, fg="red" if require_signatures else "yellow")
@@ -116,13 +140,13 @@ def run_audit(
 
 
 @click.command()
-@click.argument("log", type=click.Path())
+@click.argument("log", metavar="LOG")
 @click.option(
     "--pubkey",
     type=click.Path(),
     default=None,
-    help="Check every record's signature with this public key (PEM); unsigned records "
-    "are problems.",
+    help="Check every record's signature, and the checkpoint's, with this public key "
+    "(PEM); unsigned records are problems.",
 )
 @click.option(
     "--require-signatures",
@@ -145,11 +169,14 @@ def audit(
     games: str | None,
     as_json: bool,
 ) -> None:
-    """Audit a proof LOG: hash chain, sequence numbers, signatures, and every certificate
-    re-verified (DRAT proof or witness) against its record's question and verdict.
+    """Audit a proof LOG (a file or a postgresql:// URL): hash chain, sequence numbers,
+    signatures, every certificate re-verified (DRAT proof or witness) against its record's
+    question and verdict, and the records against the log's latest signed checkpoint.
 
     Prints each problem with its record number (0-based line) and kind: edited, deleted,
-    reordered, inserted, torn, malformed, bad-signature, unsigned, bad-proof, mismatch.
+    reordered, inserted, torn, malformed, bad-signature, unsigned, bad-proof, mismatch,
+    truncated (records the checkpoint covers are gone from the end), checkpoint (the
+    records do not hash to its root, or its signature fails).
     With --games DIR, also: every logged question that names a game is exactly a
     question that game's position asked at that turn, and every claim in every game is in
     the log (kinds: missing-claim, not-in-game, question-mismatch, no-game-record,
@@ -158,6 +185,8 @@ def audit(
     (and --require-signatures makes that exit 1).
     Exit 0 clean, 1 problems found, 2 unreadable log or key.
     """
+    from battlejudge.proofs.log import Problem
+
     checks: list[Check] = []
     if games is not None:
         from battlejudge.apps.audit_games import check_games
@@ -240,6 +269,242 @@ def log_repair(log: str, key: str | None, as_json: bool) -> None:
     else:
         text = _repair_text(done.record["repair"])
         click.echo(f"{log}: {text[0].upper()}{text[1:-1]}; logged as record {done.record['seq']}.")
+
+
+# -- transparency: checkpoints and proofs ----------------------------------------------------
+def _pubkey(path: str) -> Any:
+    return load_public_key(path)
+
+
+@log_group.command("init")
+@click.argument("url", metavar="URL")
+def log_init(url: str) -> None:
+    """Make an empty proof log in the PostgreSQL database at URL (its tables; nothing if
+    they are there). Exit 0 done, 2 unreachable database or not a URL."""
+    from battlejudge.proofs.store import is_url, redact
+
+    if not is_url(url):
+        fail(f"{url}: log init takes a postgresql:// URL (a file log is made by its first append)")
+    from battlejudge.proofs.pglog import init_pg
+
+    made = init_pg(url)
+    click.echo(f"{redact(url)}: {'proof log made' if made else 'a proof log is there already'}.")
+
+
+@log_group.command("checkpoint")
+@click.argument("log", metavar="LOG")
+@click.option(
+    "--write",
+    is_flag=True,
+    help="Write a fresh checkpoint of the log as it is now (a log written before "
+    "checkpoints has none), signed with --key.",
+)
+@click.option(
+    "--key",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Sign the checkpoint --write writes with this private key.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print its fields as JSON too.")
+def log_checkpoint(log: str, write: bool, key: str | None, as_json: bool) -> None:
+    """Print the latest signed checkpoint of LOG (a file or a postgresql:// URL): the tree
+    size, the Merkle root of its records and the time, as a signed note (docs/checkpoints.md).
+    Exit 0, 2 no checkpoint (without --write) or unreadable log."""
+    from battlejudge.proofs.checkpoint import parse_checkpoint
+    from battlejudge.proofs.store import is_url, open_store, read_checkpoint
+
+    if key is not None and not write:
+        raise click.UsageError("--key goes with --write")
+    if write:
+        if not is_url(log) and not Path(log).is_file():
+            fail(f"{log}: no such log")
+        store = open_store(log, load_private_key(key) if key else None)
+        try:
+            note = store.write_checkpoint()
+        finally:
+            store.close()
+    else:
+        found = read_checkpoint(log)
+        if found is None:
+            fail(f"{log}: no checkpoint yet: battlejudge log checkpoint LOG --write --key KEY")
+        note = found
+    if as_json:
+        head = parse_checkpoint(note, f"{log} checkpoint").checkpoint
+        emit_json({**head.to_json(), "note": note})
+    else:
+        click.echo(note, nl=False)
+
+
+@log_group.command("prove")
+@click.argument("log", metavar="LOG")
+@click.option("--record", "seq", required=True, type=click.IntRange(min=0), help="Its seq.")
+def log_prove(log: str, seq: int) -> None:
+    """Print, as JSON, the proof that record SEQ is in LOG: the record, its index, the
+    RFC 9162 audit path and the signed checkpoint it leads to. Anyone with the log's
+    public key checks it with log verify-inclusion, without the log. Exit 0, 2 no such
+    record, no checkpoint covering it, or a log that does not match its checkpoint."""
+    from battlejudge.proofs.transparency import inclusion_proof
+
+    emit_json(inclusion_proof(log, seq))
+
+
+def _verdict(check: Any, kind: str, proof: str, pubkey: str, as_json: bool) -> NoReturn:
+    from battlejudge.proofs.transparency import ProofFailed, load_proof
+
+    data = load_proof(proof, kind)
+    key = _pubkey(pubkey)
+    try:
+        held = check(data, key)
+    except ProofFailed as e:
+        if as_json:
+            emit_json({"holds": False, "reason": str(e)})
+        else:
+            click.secho(f"{proof}: does NOT hold: {e}", fg="red")
+        raise click.exceptions.Exit(EXIT_NO) from None
+    head = held.checkpoint
+    if as_json:
+        out: dict[str, Any] = {"holds": True, "checkpoint": head.to_json()}
+        if held.old is not None:
+            out["old"] = held.old.to_json()
+        emit_json(out)
+    elif held.old is not None:
+        click.secho(
+            f"{proof}: holds: the log of {held.old.size} records ({held.old.time}) grew into "
+            f"the log of {head.size} records ({head.time}), nothing changed or removed.",
+            fg="green",
+        )
+    else:
+        record = held.record or {}
+        click.secho(
+            f"{proof}: holds: record {record.get('seq')} is in {head.origin}, signed "
+            f"checkpoint of {head.time} ({head.size} records).",
+            fg="green",
+        )
+    raise click.exceptions.Exit(EXIT_OK)
+
+
+@log_group.command("verify-inclusion")
+@click.argument("proof", metavar="PROOF.json")
+@click.option("--pubkey", required=True, type=click.Path(), help="The log's public key (PEM).")
+@click.option("--json", "as_json", is_flag=True)
+def log_verify_inclusion(proof: str, pubkey: str, as_json: bool) -> None:
+    """Check an inclusion proof (from log prove or GET /v1/log/proof/SEQ) with the log's
+    public key alone: the checkpoint's signature, and the audit path from the record to
+    its root. Exit 0 holds, 1 does not hold, 2 unreadable proof or key."""
+    from battlejudge.proofs.transparency import INCLUSION_TYPE, verify_inclusion_proof
+
+    _verdict(verify_inclusion_proof, INCLUSION_TYPE, proof, pubkey, as_json)
+
+
+@log_group.command("prove-consistency")
+@click.argument("log", metavar="LOG")
+@click.option(
+    "--from",
+    "old",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False),
+    help="An older checkpoint of the log (a file holding its note).",
+)
+def log_prove_consistency(log: str, old: str) -> None:
+    """Print, as JSON, the proof that LOG only grew since the checkpoint in --from: both
+    checkpoints and the RFC 9162 consistency proof. Exit 0, 1 it did not (it was
+    rewritten or shrank), 2 unreadable log or checkpoint."""
+    from battlejudge.proofs.transparency import ProofFailed, consistency_proof
+
+    note = Path(old).read_text(encoding="utf-8", errors="replace")
+    try:
+        emit_json(consistency_proof(log, note))
+    except ProofFailed as e:
+        fail(str(e), EXIT_NO)
+
+
+@log_group.command("verify-consistency")
+@click.argument("proof", metavar="PROOF.json")
+@click.option("--pubkey", required=True, type=click.Path(), help="The log's public key (PEM).")
+@click.option("--json", "as_json", is_flag=True)
+def log_verify_consistency(proof: str, pubkey: str, as_json: bool) -> None:
+    """Check a consistency proof (from log prove-consistency) with the log's public key
+    alone. Exit 0 holds, 1 does not hold, 2 unreadable proof or key."""
+    from battlejudge.proofs.transparency import CONSISTENCY_TYPE, verify_consistency_proof
+
+    _verdict(verify_consistency_proof, CONSISTENCY_TYPE, proof, pubkey, as_json)
+
+
+# -- export and import -----------------------------------------------------------------------
+@log_group.command("export")
+@click.argument("log", metavar="LOG")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write FILE (and its checkpoint, FILE.checkpoint) instead of stdout.",
+)
+def log_export(log: str, out: str | None) -> None:
+    """Write every line of LOG (a postgresql:// URL or a file) as JSON lines, in seq order,
+    byte for byte: an audit of the export gives the report of the log (with --out, its
+    checkpoint too). Exit 0, 2 unreadable log."""
+    from battlejudge.proofs.atomic import write_atomic
+    from battlejudge.proofs.log import checkpoint_path
+    from battlejudge.proofs.store import read_store
+
+    stored = read_store(log)
+    lines = _stored_lines(log, stored)
+    if out is None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(lines)
+        sys.stdout.buffer.flush()
+        return
+    if Path(out).exists():
+        fail(f"{out} exists; not overwriting it")
+    write_atomic(out, lines)
+    if stored.checkpoint is not None:
+        write_atomic(checkpoint_path(out), stored.checkpoint)
+    click.echo(f"{stored.name}: {len(stored.records)} records written to {out}.", err=True)
+
+
+def _stored_lines(log: str, stored: Any) -> bytes:
+    """The log's lines as stored: a file's bytes; a database's rows in seq order."""
+    from battlejudge.proofs.store import is_url
+
+    if not is_url(log):
+        return Path(log).read_bytes()
+    by_index = {r.index: r.raw for r in stored.records}
+    return b"".join(by_index.get(i, b"") + b"\n" for i in range(stored.lines))
+
+
+@log_group.command("import")
+@click.argument("file", metavar="FILE", type=click.Path(exists=True, dir_okay=False))
+@click.argument("target", metavar="URL")
+@click.option(
+    "--key",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="Sign the checkpoint written after the import, when FILE's own checkpoint does "
+    "not cover every record.",
+)
+def log_import(file: str, target: str, key: str | None) -> None:
+    """Copy the file log FILE into the empty log at URL (a postgresql:// URL, made if
+    needed, or a new file): every record byte for byte, with FILE's checkpoint when it
+    matches. FILE must be sound: a chain with no problems and no line that is not a
+    record (audit and log repair it first). Exit 0, 2 refused (the reason is printed)."""
+    from battlejudge.proofs.audit import chain_problems
+    from battlejudge.proofs.store import open_store, read_store
+
+    stored = read_store(file)
+    trouble = [*stored.problems, *chain_problems(stored.records)]
+    if trouble:
+        p = trouble[0]
+        fail(f"{file}: record {p.record}: {p.kind}: {p.detail}; import takes a sound log")
+    store = open_store(target, load_private_key(key) if key else None, create=True)
+    try:
+        if store.next_seq:
+            fail(
+                f"{store.name}: the log has {store.next_seq} records; import goes into an empty log"
+            )
+        store.import_lines([r.raw for r in stored.records], stored.checkpoint)
+        click.echo(f"{store.name}: {len(stored.records)} records imported from {file}.")
+    finally:
+        store.close()
 
 
 COMMANDS: tuple[click.Command, ...] = (audit, log_group, keys)

@@ -18,7 +18,17 @@ is signed like one; it carries no certificate. The report lists the repairs: the
 not problems, but a reader should know the log was repaired.
 
 What a chain cannot show: records cut from the end of the log, or an edit of the last
-record; with signatures an edit shows anyway, as a bad signature.
+record; with signatures an edit shows anyway, as a bad signature. The log's latest
+checkpoint (``LOG.checkpoint``: tree size and Merkle root of the records, signed) shows
+both:
+
+- ``truncated``: the checkpoint covers more records than the log holds (named: which
+  seqs are missing from the end);
+- ``checkpoint``: the records it covers do not hash to its root, or (with a public key)
+  its signature is missing or does not verify.
+
+A log without a checkpoint (written before checkpoints, or exported without one) is
+audited by its chain alone, as before, and the report says so.
 """
 
 from __future__ import annotations
@@ -38,6 +48,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from pydantic import ValidationError
 
 from battlejudge.proofs.battleline.certificate import CertificateFile, from_file_model
+from battlejudge.proofs.checkpoint import Checkpoint, CheckpointError, parse_checkpoint
+from battlejudge.proofs.checkpoint import verify_checkpoint as verify_note
 from battlejudge.proofs.keys import load_public_key
 from battlejudge.proofs.log import (
     GENESIS,
@@ -45,9 +57,9 @@ from battlejudge.proofs.log import (
     LogRecord,
     Problem,
     ProblemKind,
-    read_log,
     signed_bytes,
 )
+from battlejudge.proofs.merkle import MerkleTree, leaf_hash
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import BattlejudgeError, VerificationError, invalid
 
@@ -61,6 +73,7 @@ __all__ = [
     "audit_log",
     "audit_records",
     "chain_problems",
+    "checkpoint_problems",
     "record_problems",
 ]
 
@@ -82,6 +95,8 @@ class AuditReport:
     records: list[LogRecord]
     problems: list[Problem]
     signatures_checked: bool = False
+    checkpoint: Checkpoint | None = None
+    """The latest checkpoint the log was checked against (None: it has none)."""
 
     @property
     def ok(self) -> bool:
@@ -113,6 +128,7 @@ class AuditReport:
             "problems": [p.to_json() for p in self.problems],
             "signatures": self.signatures_json(),
             "repairs": [{"record": r.index, **r.data["repair"]} for r in self.repairs],
+            "checkpoint": None if self.checkpoint is None else self.checkpoint.to_json(),
         }
 
 
@@ -127,12 +143,26 @@ def audit_log(
     certificates (DRAT or witness; ``deep`` adds the brute-force oracle) and their
     agreement with each record; then each of ``checks``.
 
-    Raises ``OSError`` (unreadable file) or :class:`InputError` (not a proof log, or an
-    unreadable key); every other kind of damage is a :class:`Problem` in the report.
+    ``path`` is a file or a ``postgresql://`` URL (:func:`battlejudge.proofs.store.read_store`);
+    the log is checked against its latest checkpoint too. Raises ``OSError`` (unreadable
+    file), :class:`InputError` (not a proof log, a later log format, an unreadable key) or
+    :class:`~battlejudge.proofs.store.StoreError` (database unreachable); every other kind
+    of damage is a :class:`Problem` in the report.
     """
+    from battlejudge.proofs.store import read_store
+
     key = _public_key(pubkey)
-    records, problems = read_log(path)
-    return audit_records(records, problems, pubkey=key, deep=deep, progress=progress, checks=checks)
+    stored = read_store(path)
+    return audit_records(
+        stored.records,
+        stored.problems,
+        pubkey=key,
+        deep=deep,
+        progress=progress,
+        checks=checks,
+        checkpoint=stored.checkpoint,
+        lines=stored.lines,
+    )
 
 
 def audit_records(
@@ -143,17 +173,29 @@ def audit_records(
     deep: bool = False,
     progress: Progress | None = None,
     checks: Sequence[Check] = (),
+    checkpoint: str | None = None,
+    lines: int | None = None,
 ) -> AuditReport:
-    """Audit records already read (``read_log``), adding to the ``problems`` found then."""
+    """Audit records already read (``read_log``), adding to the ``problems`` found then;
+    with ``checkpoint`` (a checkpoint note), check the records against it too (``lines``:
+    how many lines the log has, where a cut end is named; the records' count by default).
+    """
     key = _public_key(pubkey)
     found = [*problems, *chain_problems(records)]
+    head: Checkpoint | None = None
+    if checkpoint is not None:
+        end = lines if lines is not None else (records[-1].index + 1 if records else 0)
+        head, more = checkpoint_problems(records, checkpoint, key, end)
+        found += more
     for record in records:
         found += record_problems(record, key, deep)
         if progress is not None:
             progress(1)
     for check in checks:
         found += check(records)
-    return AuditReport(list(records), _sorted(found), signatures_checked=key is not None)
+    return AuditReport(
+        list(records), _sorted(found), signatures_checked=key is not None, checkpoint=head
+    )
 
 
 def _public_key(pubkey: PublicKeyInput) -> Ed25519PublicKey | None:
@@ -247,6 +289,67 @@ def _certificate_problems(record: LogRecord, deep: bool) -> list[Problem]:
     except (ValueError, BattlejudgeError) as e:
         problems.append(Problem(i, "bad-proof", f"certificate rejected: {e}"))
     return problems
+
+
+# -- the checkpoint ------------------------------------------------------------------------
+def checkpoint_problems(
+    records: Sequence[LogRecord], note: str, pubkey: Ed25519PublicKey | None, lines: int
+) -> tuple[Checkpoint | None, list[Problem]]:
+    """The checkpoint and what is wrong with the log against it: records it covers that
+    are gone from the end (``truncated``, named at ``lines``, one past the last line),
+    records whose Merkle root is not its root, or its signature (with a key), both
+    ``checkpoint``. Records after the checkpoint are no problem (an append whose
+    checkpoint had not been written yet). Leaf ``i`` is the ``i``-th record."""
+    last = records[-1].index if records else 0
+    try:
+        signed = parse_checkpoint(note)
+    except CheckpointError as e:
+        return None, [Problem(last, "checkpoint", f"the checkpoint cannot be read: {e}")]
+    head = signed.checkpoint
+    problems: list[Problem] = []
+    if pubkey is not None:
+        try:
+            verify_note(note, pubkey)
+        except CheckpointError as e:
+            problems.append(Problem(last, "checkpoint", str(e)))
+    n = len(records)
+    end = records[-1].seq + 1 if records else 0
+    if head.size > n and head.size <= end:  # the end is there: records went from inside
+        problems.append(
+            Problem(
+                records[-1].index,
+                "checkpoint",
+                f"the checkpoint of {head.time} covers {head.size} records but the log holds "
+                f"{n}: records it covered were removed or damaged (the problems above)",
+            )
+        )
+        return head, problems
+    if head.size > n:
+        gone = head.size - end
+        first = end
+        problems.append(
+            Problem(
+                lines,
+                "truncated",
+                f"the checkpoint of {head.time} covers {head.size} records but the log holds "
+                f"{n}: {gone} record{'s' if gone > 1 else ''} missing from the end "
+                f"({_span(first, first + gone - 1)}; deleted, or the log was cut)",
+            )
+        )
+        return head, problems
+    tree = MerkleTree(leaf_hash(r.raw) for r in records[: head.size])
+    if tree.root() != head.root:
+        at = records[head.size - 1].index if head.size else 0
+        problems.append(
+            Problem(
+                at,
+                "checkpoint",
+                f"the first {head.size} records do not hash to the root of the checkpoint "
+                f"of {head.time}: a record among them was changed, removed, moved or "
+                "added since",
+            )
+        )
+    return head, problems
 
 
 # -- the chain -----------------------------------------------------------------------------

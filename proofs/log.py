@@ -20,6 +20,12 @@ Writing is durable and crash-safe: one ``write`` per record under an exclusive
 leaves a torn last line; the next writer starts a new line so the torn bytes stay a
 line of their own, never glued to a record, and continues the chain from the last
 complete record. Readers report torn lines and never take them for records.
+
+Every complete record is a leaf of an RFC 9162 Merkle tree (:mod:`battlejudge.proofs.merkle`;
+leaf ``i`` is the ``i``-th record in the file, its line's bytes). After every append the
+writer replaces ``LOG.checkpoint`` with a signed checkpoint of the tree
+(:mod:`battlejudge.proofs.checkpoint`), so a cut end, which the chain cannot show, shows
+against it, and anyone can be given a proof that a record is in the log.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -41,7 +47,10 @@ from typing import Any, Final, Literal, TypeAlias
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from battlejudge.proofs.atomic import sync_folder, write_atomic
 from battlejudge.proofs.battleline.certificate import to_file_model
+from battlejudge.proofs.checkpoint import Checkpoint, origin_for, parse_checkpoint
+from battlejudge.proofs.merkle import MerkleTree, leaf_hash
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError
 from battlejudge.solver.json_input import parse_json
@@ -62,6 +71,8 @@ ProblemKind: TypeAlias = Literal[
     "bad-proof",
     "mismatch",
     "malformed",
+    "truncated",
+    "checkpoint",
 ]
 PROBLEM_KINDS: Final[tuple[ProblemKind, ...]] = (
     "torn",
@@ -74,6 +85,8 @@ PROBLEM_KINDS: Final[tuple[ProblemKind, ...]] = (
     "unsigned",
     "bad-proof",
     "mismatch",
+    "truncated",
+    "checkpoint",
 )
 """Every kind of problem the audit finds, in the order a record's problems are listed
 (kinds of extra checks come after these)."""
@@ -89,7 +102,6 @@ REPAIR_FIELDS: Final = frozenset(("v", "kind", "seq", "prev", "time", "repair"))
 """The fields of a repair record (format 2); ``sig`` is added when it is signed."""
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
-_CHUNK = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -329,8 +341,11 @@ def read_log(path: str | Path) -> tuple[list[LogRecord], list[Problem]]:
     return parse_log(Path(path).read_bytes(), path)
 
 
-def parse_log(data: bytes, path: str | Path = "") -> tuple[list[LogRecord], list[Problem]]:
-    """:func:`read_log` on the bytes of a log (``path`` names it in errors)."""
+def parse_log(
+    data: bytes, path: str | Path = "", *, whole: bool = True
+) -> tuple[list[LogRecord], list[Problem]]:
+    """:func:`read_log` on the bytes of a log (``path`` names it in errors); ``whole=False``
+    for a part of one (the lines appended since some point), which is never refused."""
     lines = data.split(b"\n")
     tail = lines.pop()  # b"" when the file ends with a newline
     records: list[LogRecord] = []
@@ -368,40 +383,36 @@ def parse_log(data: bytes, path: str | Path = "") -> tuple[list[LogRecord], list
                     "newline): a write that did not finish, not a record",
                 )
             )
-    if not records and malformed:
+    if whole and not records and malformed:
         raise InputError(f"{path}: not a proof log (no line is a record)")
     return records, problems
 
 
-def _lines_backward(fd: int, end: int) -> Iterator[bytes]:
-    """The lines of ``fd[:end]``, last first, reading 64 KiB at a time from the end."""
-    pos, buf = end, b""
-    while pos > 0:
-        start = max(0, pos - _CHUNK)
-        buf = os.pread(fd, pos - start, start) + buf
-        pos = start
-        parts = buf.split(b"\n")
-        buf = parts[0]
-        yield from reversed(parts[1:])
-    yield buf
+def newer_format(problems: list[Problem], path: str | Path) -> None:
+    """Raise :class:`InputError` if a line is a record of a later log format than this
+    code reads: such a log is refused, never guessed at (nor appended to)."""
+    for p in problems:
+        if p.kind == "malformed" and p.detail.startswith("log format version"):
+            raise InputError(
+                f"{path}: record {p.record}: {p.detail}; upgrade battlejudge to read this log"
+            )
 
 
-def _tail(fd: int, size: int, path: Path) -> tuple[str, int, bool]:
-    """Where the chain stands in a file of ``size`` bytes: the last complete record's
-    hash, the next seq, and whether the file lacks its final newline (a torn write)."""
-    if size == 0:
-        return GENESIS, 0, False
-    torn = os.pread(fd, 1, size - 1) != b"\n"
-    malformed = False
-    for raw in _lines_backward(fd, size if torn else size - 1):
-        parsed = parse_line(raw)
-        if isinstance(parsed, dict):
-            return sha256_hex(raw), parsed["seq"] + 1, torn
-        if raw and not (parsed.startswith("not JSON") and _looks_torn(raw)):
-            malformed = True
-    if malformed:
-        raise InputError(f"{path}: not a proof log (no line is a record); not appending to it")
-    return GENESIS, 0, torn
+def _read_range(fd: int, start: int, end: int) -> bytes:
+    chunks, at = [], start
+    while at < end:
+        chunk = os.pread(fd, min(end - at, 1 << 24), at)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        at += len(chunk)
+    return b"".join(chunks)
+
+
+def checkpoint_path(path: str | Path) -> Path:
+    """Where a file log keeps its latest signed checkpoint: ``LOG.checkpoint``."""
+    p = Path(path)
+    return p.with_name(p.name + ".checkpoint")
 
 
 # -- writing -------------------------------------------------------------------------------
@@ -424,14 +435,131 @@ def _check_context(
         raise InputError(why)
 
 
+def claim_record(
+    *,
+    question: dict[str, Any],
+    verdict: str,
+    certificate: dict[str, Any],
+    game: str | None = None,
+    turn: int | None = None,
+    player: str | None = None,
+    flag: int | None = None,
+    time: str | None = None,
+) -> dict[str, Any]:
+    """A claim record without its place in the chain (``seq``, ``prev``, ``sig``), its
+    values checked: ``question`` is stored in canonical form; ``certificate`` is a
+    certificate file's JSON and must carry the same question and verdict; ``flag`` counts
+    from 1; ``time`` defaults to now (UTC). Raises :class:`InputError` naming a bad value.
+    """
+    canonical = bl.ClaimQuestion.from_json(question).to_json()
+    if verdict not in VERDICTS:
+        raise InputError(f"verdict must be 'valid' or 'invalid', got {verdict!r}")
+    if not isinstance(certificate, dict):
+        raise InputError(f"certificate must be a JSON object, got {certificate!r:.60}")
+    if certificate.get("verdict") != verdict:
+        raise InputError(
+            f"verdict {verdict!r} is not the certificate's {certificate.get('verdict')!r}"
+        )
+    if certificate.get("question") != canonical:
+        raise InputError(
+            f"question {json.dumps(canonical)} is not the certificate's "
+            f"{json.dumps(certificate.get('question'))}"
+        )
+    _check_context(game, turn, player, flag, time)
+    return {
+        "game": game,
+        "turn": turn,
+        "player": player,
+        "flag": flag,
+        "question": canonical,
+        "verdict": verdict,
+        "certificate": certificate,
+        "time": time or utc_now(),
+    }
+
+
+def chain_record(
+    record: Mapping[str, Any], seq: int, prev: str, key: Ed25519PrivateKey | None
+) -> tuple[dict[str, Any], bytes]:
+    """The record with its ``seq``, ``prev`` and (with ``key``) ``sig``, and its line."""
+    out = {k: v for k, v in record.items() if k != "sig"} | {"seq": seq, "prev": prev}
+    if key is not None:
+        out["sig"] = base64.b64encode(key.sign(encode_record(out))).decode("ascii")
+    return out, encode_record(out)
+
+
+def continue_chain(lines: Sequence[bytes], seq: int, last: str, name: str) -> tuple[str, int]:
+    """Check that the record lines continue a chain whose next seq is ``seq`` and whose
+    last hash is ``last``; return the chain's new end. :class:`InputError` otherwise."""
+    for i, raw in enumerate(lines):
+        parsed = parse_line(raw)
+        if not isinstance(parsed, dict):
+            raise InputError(f"{name}: line {i} to import is not a record: {parsed}")
+        if parsed["seq"] != seq or parsed["prev"] != last:
+            raise InputError(
+                f"{name}: line {i} to import (seq {parsed['seq']}) does not continue the "
+                f"log's chain (next seq {seq})"
+            )
+        seq, last = seq + 1, sha256_hex(raw)
+    return last, seq
+
+
+def _read_note(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: cannot read the checkpoint ({e})") from None
+
+
+def check_head(tree: MerkleTree, end: int, note: str | None, name: str) -> None:
+    """Refuse to write to a log that does not match its latest checkpoint where the chain
+    cannot show it: records cut from its end (the checkpoint covers more than the seqs
+    up to ``end``, the next seq) or changed (its records do not hash to the root).
+    Appending would chain over the damage and sign a new checkpoint that hides it.
+    Records missing inside the log (a damaged line) stay visible in the chain, and the
+    log goes on taking appends. :class:`InputError` saying so; the audit and ``log
+    repair`` are the way on."""
+    if note is None:
+        return
+    head = parse_checkpoint(note, f"{name} checkpoint").checkpoint
+    cut = head.size > end
+    changed = head.size <= len(tree) and tree.root(head.size) != head.root
+    if cut or changed:
+        raise InputError(
+            f"{name}: the log does not match its checkpoint of {head.time} ({head.size} "
+            f"records; the log holds {len(tree)}): records were cut from its end or "
+            "changed; not appending to it (battlejudge audit says what is wrong)"
+        )
+
+
+def head_note(note: str | None, tree: MerkleTree) -> str | None:
+    """``note`` if it is a checkpoint of exactly this tree (size and root), else None."""
+    if note is None:
+        return None
+    try:
+        head = parse_checkpoint(note).checkpoint
+    except InputError:
+        return None
+    return note if head.size == len(tree) and head.root == tree.root() else None
+
+
 class ProofLog:
-    """An append-only proof log; safe for a new file and for an existing log, whose chain
-    and seq it continues. ``key`` signs every record. ``sync=False`` skips the fsync (a
-    record then survives a crash of the process but not of the machine).
+    """An append-only proof log in a file; safe for a new file and for an existing log,
+    whose chain and seq it continues. ``key`` signs every record and every checkpoint.
+    ``sync=False`` skips the fsyncs (a record then survives a crash of the process but
+    not of the machine).
+
+    After every append (one record, or a batch from :meth:`append_batch`) the log's
+    signed checkpoint (:mod:`battlejudge.proofs.checkpoint`: tree size, RFC 9162 Merkle
+    root of every record, time) replaces ``LOG.checkpoint``, while the lock is held.
 
     One instance may be shared by threads; any number of processes may append to the same
-    file (each record is written whole under an exclusive ``flock``). A log opened before
-    a ``fork`` reopens the file in the child so the lock still separates them.
+    file (each batch is written whole under an exclusive ``flock``). A log opened before
+    a ``fork`` reopens the file in the child so the lock still separates them. Opening
+    reads the whole log once (for the Merkle tree); later appends read only what other
+    writers added.
     """
 
     def __init__(
@@ -440,13 +568,15 @@ class ProofLog:
         self.path = Path(path)
         self.key = key
         self.sync = sync
+        self.origin = origin_for(key)
         self._mutex = threading.Lock()
         self._fd = -1
         self._pid = 0
-        self._size = -1  # bytes in the file after our last look; -1: look again
+        self._size = -1  # bytes in the file after our last look; -1: read it all again
         self._last = GENESIS
         self._seq = 0
         self._torn = False
+        self._tree = MerkleTree()
         self._open()
         try:
             fd = self._lock()
@@ -458,6 +588,11 @@ class ProofLog:
             self.close()
             raise
 
+    @property
+    def name(self) -> str:
+        """The log as a person names it: its path."""
+        return str(self.path)
+
     def _open(self) -> None:
         created = not self.path.exists()
         flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
@@ -466,11 +601,7 @@ class ProofLog:
         self._size = -1
         if created and self.sync:
             # The new name must reach the disk too, or a crash can lose the whole file.
-            dfd = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
+            sync_folder(self.path.parent)
 
     def _lock(self) -> int:
         """Take the file's exclusive lock and return its descriptor, reopening first when
@@ -490,7 +621,27 @@ class ProofLog:
             self._open()
 
     def _refresh(self, size: int) -> None:
-        self._last, self._seq, self._torn = _tail(self._fd, size, self.path)
+        """Bring the chain's end (last hash, next seq, torn tail) and the Merkle tree up
+        to the file's first ``size`` bytes: the bytes added since our last look, or the
+        whole file when we have not looked yet or it shrank."""
+        start = self._size
+        if start < 0 or size < start:
+            start, self._last, self._seq, self._tree = 0, GENESIS, 0, MerkleTree()
+        data = _read_range(self._fd, start, size)
+        if start > 0 and self._torn and data:
+            # The first line's start was the torn tail we saw last time (and took as a
+            # record if it was one): whoever wrote next began by ending that line.
+            cut = data.find(b"\n")
+            data = b"" if cut < 0 else data[cut + 1 :]
+        records, problems = parse_log(data, self.path, whole=start == 0)
+        newer_format(problems, self.path)
+        for r in records:
+            self._tree.append(leaf_hash(r.raw))
+            self._last, self._seq = r.digest, r.seq + 1
+        if size > start:
+            self._torn = _read_range(self._fd, size - 1, size) != b"\n"
+        if start == 0:
+            check_head(self._tree, self._seq, _read_note(checkpoint_path(self.path)), self.name)
         self._size = size
         if self._torn:
             _logger.warning("%s: the last line is torn; starting a new line after it", self.path)
@@ -512,38 +663,34 @@ class ProofLog:
         flag: int | None = None,
         time: str | None = None,
     ) -> dict[str, Any]:
-        """Append one record, durably, and return it (with ``seq``, ``prev`` and ``sig``).
-
-        ``question`` is stored in canonical form; ``certificate`` is a certificate file's
-        JSON (``to_file_model(cert).model_dump(mode="json")``) and must carry the same
-        question and verdict. ``flag`` counts from 1; ``time`` defaults to now (UTC).
+        """Append one record, durably, then the checkpoint; return the record (with
+        ``seq``, ``prev`` and ``sig``). See :func:`claim_record` for the values.
         Raises :class:`InputError` (a ``ValueError``) for a bad value, naming it.
         """
-        canonical = bl.ClaimQuestion.from_json(question).to_json()
-        if verdict not in VERDICTS:
-            raise InputError(f"verdict must be 'valid' or 'invalid', got {verdict!r}")
-        if not isinstance(certificate, dict):
-            raise InputError(f"certificate must be a JSON object, got {certificate!r:.60}")
-        if certificate.get("verdict") != verdict:
-            raise InputError(
-                f"verdict {verdict!r} is not the certificate's {certificate.get('verdict')!r}"
-            )
-        if certificate.get("question") != canonical:
-            raise InputError(
-                f"question {json.dumps(canonical)} is not the certificate's "
-                f"{json.dumps(certificate.get('question'))}"
-            )
-        _check_context(game, turn, player, flag, time)
-        record: dict[str, Any] = {
-            "game": game,
-            "turn": turn,
-            "player": player,
-            "flag": flag,
-            "question": canonical,
-            "verdict": verdict,
-            "certificate": certificate,
-            "time": time or utc_now(),
-        }
+        record = claim_record(
+            question=question,
+            verdict=verdict,
+            certificate=certificate,
+            game=game,
+            turn=turn,
+            player=player,
+            flag=flag,
+            time=time,
+        )
+        return self.append_records([record])[0]
+
+    def append_batch(self, entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Append several claims (each the keyword arguments of :meth:`append`) in one
+        write, with one checkpoint after them; all or none are checked first."""
+        return self.append_records([claim_record(**e) for e in entries])
+
+    def append_records(self, records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Chain, sign and append records already checked (:func:`claim_record`, or
+        records read from another log: their ``seq``, ``prev`` and ``sig`` are replaced),
+        then write the checkpoint. Returns the records as written."""
+        out: list[dict[str, Any]] = []
+        if not records:
+            return out
         with self._mutex:
             if self._pid != os.getpid():
                 os.close(self._fd)
@@ -553,24 +700,76 @@ class ProofLog:
                 size = os.fstat(fd).st_size
                 if size != self._size:  # another writer, or a torn write of ours
                     self._refresh(size)
-                record["seq"] = self._seq
-                record["prev"] = self._last
-                if self.key is not None:
-                    sig = self.key.sign(encode_record(record))
-                    record["sig"] = base64.b64encode(sig).decode("ascii")
-                line = encode_record(record)
-                data = (b"\n" if self._torn else b"") + line + b"\n"
-                self._size = -1  # until the record is known to be whole
+                lines = []
+                last, seq = self._last, self._seq
+                for record in records:
+                    chained, line = chain_record(record, seq, last, self.key)
+                    out.append(chained)
+                    lines.append(line)
+                    last, seq = sha256_hex(line), seq + 1
+                data = (b"\n" if self._torn else b"") + b"\n".join(lines) + b"\n"
+                self._size = -1  # until the records are known to be whole
                 _write_all(fd, data)
                 if self.sync:
                     os.fsync(fd)
                 self._size = size + len(data)
-                self._last = sha256_hex(line)
-                self._seq += 1
-                self._torn = False
+                self._last, self._seq, self._torn = last, seq, False
+                for line in lines:
+                    self._tree.append(leaf_hash(line))
+                self._write_checkpoint()
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
-        return record
+        return out
+
+    def import_lines(self, lines: Sequence[bytes], checkpoint: str | None = None) -> None:
+        """Append records byte for byte (an import: their ``seq``, ``prev`` and ``sig``
+        kept), which must continue the chain; then ``checkpoint`` if it is the tree head
+        after them, else a fresh one. Raises :class:`InputError` naming the first line
+        that does not continue the chain."""
+        with self._mutex:
+            fd = self._lock()
+            try:
+                size = os.fstat(fd).st_size
+                if size != self._size:
+                    self._refresh(size)
+                self._last, self._seq = continue_chain(lines, self._seq, self._last, self.name)
+                data = (b"\n" if self._torn else b"") + b"".join(x + b"\n" for x in lines)
+                self._size = -1
+                _write_all(fd, data)
+                if self.sync:
+                    os.fsync(fd)
+                self._size, self._torn = size + len(data), False
+                for line in lines:
+                    self._tree.append(leaf_hash(line))
+                self._write_checkpoint(checkpoint)
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def checkpoint(self) -> Checkpoint:
+        """The tree head as of this writer's last look (not signed, not written)."""
+        return Checkpoint(self.origin, len(self._tree), self._tree.root(), utc_now())
+
+    def _write_checkpoint(self, given: str | None = None) -> None:
+        note = head_note(given, self._tree) or self.checkpoint().sign(self.key)
+        target = checkpoint_path(self.path)
+        if self.sync:
+            write_atomic(target, note)
+            return
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        tmp.write_text(note, encoding="utf-8")
+        os.replace(tmp, target)
+
+    def write_checkpoint(self) -> str:
+        """Bring the tree up to date, write a fresh signed checkpoint, return its note
+        (for a log last written by a version without checkpoints, or after a repair)."""
+        with self._mutex:
+            fd = self._lock()
+            try:
+                self._refresh(os.fstat(fd).st_size)
+                self._write_checkpoint()
+                return checkpoint_path(self.path).read_text(encoding="utf-8")
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
 
     def close(self) -> None:
         """Close the file (appending again is an error)."""

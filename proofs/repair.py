@@ -15,7 +15,10 @@ takes them out, so the log audits clean again and goes on taking appends:
 3. a repair record (log format 2) closes the log: the line numbers and SHA-256 of the
    lines moved, the file they went to, the SHA-256 of the whole log before, and how
    many records were re-chained; it is signed with ``key`` when given;
-4. the new log replaces the old one atomically (a crash leaves one or the other).
+4. the new log replaces the old one atomically (a crash leaves one or the other), and a
+   new checkpoint (signed with ``key`` when given) replaces ``LOG.checkpoint``: records
+   re-chained have new bytes, so checkpoints from before the repair no longer match and
+   whoever holds one can show the log was rewritten (the repair record says how).
 
 A repair never re-chains around other damage: if the chain shows anything but the gaps
 the removed lines leave (an edit, a forgery, records missing elsewhere), the log is left
@@ -35,16 +38,20 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from battlejudge.proofs.atomic import write_atomic
 from battlejudge.proofs.audit import chain_problems
+from battlejudge.proofs.checkpoint import Checkpoint, origin_for
 from battlejudge.proofs.log import (
     FORMAT_VERSION,
     GENESIS,
     LogRecord,
     Problem,
+    checkpoint_path,
     encode_record,
+    newer_format,
     parse_log,
     sha256_hex,
     utc_now,
 )
+from battlejudge.proofs.merkle import MerkleTree, leaf_hash
 from battlejudge.solver.errors import InputError
 
 __all__ = ["Repair", "repair_log"]
@@ -138,6 +145,7 @@ def repair_log(path: str | Path, key: Ed25519PrivateKey | None = None) -> Repair
     try:
         before = _read_all(fd)
         records, problems = parse_log(before, path)
+        newer_format(problems, path)  # a record of a later format is not ours to move
         moved = [p for p in problems if p.kind in MOVED]
         if not moved:
             return None
@@ -188,6 +196,9 @@ def repair_log(path: str | Path, key: Ed25519PrivateKey | None = None) -> Repair
             f.flush()
             os.fsync(f.fileno())
         write_atomic(path, b"".join(x + b"\n" for x in out))  # also makes ``to`` durable
+        tree = MerkleTree(leaf_hash(x) for x in out)
+        head = Checkpoint(origin_for(key), len(tree), tree.root(), record["time"])
+        write_atomic(checkpoint_path(path), head.sign(key))
         return Repair(moved, to, rechained, record)
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)

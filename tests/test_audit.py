@@ -24,7 +24,7 @@ from battlejudge.cli.main import cli
 from battlejudge.proofs.audit import AuditReport, LogRecord, Problem, audit_log, chain_problems
 from battlejudge.proofs.battleline.certificate import to_file_model
 from battlejudge.proofs.keys import new_key_pair
-from battlejudge.proofs.log import GENESIS, ProofLog, append_proved, read_log
+from battlejudge.proofs.log import GENESIS, ProofLog, append_proved, checkpoint_path, read_log
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError
 
@@ -54,11 +54,17 @@ def reseal(records: list[dict[str, Any]], key: Ed25519PrivateKey | None = KEY) -
     return out
 
 
-def make_log(path: Path, n: int = N, key: Ed25519PrivateKey | None = KEY) -> list[str]:
-    """A log of n records, alternating invalid and valid claims; returns its lines."""
+def make_log(
+    path: Path, n: int = N, key: Ed25519PrivateKey | None = KEY, checkpoint: bool = False
+) -> list[str]:
+    """A log of n records, alternating invalid and valid claims; returns its lines.
+    Without its checkpoint unless asked: the tests of the chain audit it as a log written
+    before checkpoints (the tests of checkpoints are in test_transparency.py)."""
     with ProofLog(path, key, sync=False) as log:
         for i in range(n):
             append_proved(log, INVALID if i % 2 == 0 else VALID, game="g1", turn=i, flag=2)
+    if not checkpoint:
+        checkpoint_path(path).unlink()
     return path.read_text().splitlines()
 
 
@@ -93,6 +99,7 @@ def test_a_clean_log(log: tuple[Path, list[str]]) -> None:
         "problems": [],
         "signatures": {"checked": True, "signed": N, "unsigned": 0},
         "repairs": [],
+        "checkpoint": None,
     }
     assert audit_log(path, deep=True).ok
 
@@ -105,6 +112,7 @@ def test_an_empty_log_is_clean(tmp_path: Path) -> None:
         "problems": [],
         "signatures": {"checked": False, "signed": 0, "unsigned": 0},
         "repairs": [],
+        "checkpoint": None,
     }
 
 
@@ -241,7 +249,8 @@ def test_unsigned_records_with_a_key(log: tuple[Path, list[str]]) -> None:
     with ProofLog(path) as unsigned:
         append_proved(unsigned, INVALID)
     assert audit_log(path).ok
-    assert found(audit_log(path, PUB)) == [(N, "unsigned")]
+    # the unsigned writer's checkpoint is unsigned too
+    assert found(audit_log(path, PUB)) == [(N, "unsigned"), (N, "checkpoint")]
 
 
 # -- certificates --------------------------------------------------------------------------
@@ -521,6 +530,8 @@ def test_audit_command_problems(log: tuple[Path, list[str]]) -> None:
     assert r.stdout.splitlines() == [
         "record 2: deleted: 1 record missing before it (seq 2)",
         f"{path}: {N - 1} records, 1 problem.",
+        "No checkpoint: records cut from the end would not show (battlejudge log "
+        "checkpoint LOG --write writes one).",
         f"Signatures NOT checked: {N - 1} of {N - 1} records are signed; give --pubkey to "
         "check them.",
     ]
@@ -533,7 +544,7 @@ def test_audit_command_json(log: tuple[Path, list[str]]) -> None:
     r = run("audit", str(path), "--json")
     assert r.exit_code == 1
     out = json.loads(r.stdout)
-    assert list(out) == ["ok", "records", "problems", "signatures", "repairs"]
+    assert list(out) == ["ok", "records", "problems", "signatures", "repairs", "checkpoint"]
     assert out["ok"] is False and out["records"] == N
     assert len(out["problems"]) == 1
     problem = out["problems"][0]
@@ -547,6 +558,7 @@ def test_audit_command_json(log: tuple[Path, list[str]]) -> None:
         "problems": [],
         "signatures": {"checked": False, "signed": N, "unsigned": 0},
         "repairs": [],
+        "checkpoint": None,
     }
 
 
@@ -594,10 +606,15 @@ def test_a_signed_log_audited_without_a_key_says_the_signatures_were_not_checked
     log: tuple[Path, list[str]],
 ) -> None:
     path, _ = log
+    make_log(path.with_name("with-checkpoint.log"), checkpoint=True)
+    path = path.with_name("with-checkpoint.log")
     r = run("audit", str(path))
     assert r.exit_code == 0, r.output
+    head = audit_log(path).checkpoint
+    assert head is not None and head.size == N
     assert r.stdout.splitlines() == [
         f"{path}: {N} records, chain intact, every certificate verified.",
+        f"Checked against its checkpoint of {head.time} ({N} records).",
         f"Signatures NOT checked: {N} of {N} records are signed; give --pubkey to check them.",
     ]
     r = run("audit", str(path), "--json")

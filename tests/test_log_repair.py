@@ -16,7 +16,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from battlejudge.cli.main import cli
 from battlejudge.proofs.audit import audit_log
-from battlejudge.proofs.log import FORMAT_VERSION, ProofLog, append_proved, read_log
+from battlejudge.proofs.log import (
+    FORMAT_VERSION,
+    ProofLog,
+    append_proved,
+    checkpoint_path,
+    read_log,
+)
 from battlejudge.proofs.repair import repair_log
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError
@@ -33,9 +39,12 @@ def run(*args: str) -> Result:
 
 
 def make_log(path: Path, n: int = N, key: Ed25519PrivateKey | None = None) -> list[bytes]:
+    """A log of n records, without its checkpoint (the damage these tests make by hand
+    would show against it too; repairs and checkpoints: test_transparency.py)."""
     with ProofLog(path, key, sync=False) as log:
         for i in range(n):
             append_proved(log, INVALID if i % 2 else VALID, game="g", turn=i, flag=1)
+    checkpoint_path(path).unlink()
     return path.read_bytes().splitlines()
 
 
@@ -120,7 +129,8 @@ def test_a_signed_log_is_resigned(tmp_path: Path) -> None:
     assert done is not None and done.rechained == 3
     assert audit_log(path, KEY.public_key()).ok
     other = Ed25519PrivateKey.generate().public_key()
-    assert {k for _, k in kinds(path, other)} == {"bad-signature"}
+    # the records and the new checkpoint are all signed with KEY
+    assert {k for _, k in kinds(path, other)} == {"bad-signature", "checkpoint"}
 
 
 def test_torn_lines_are_moved_too(tmp_path: Path) -> None:
@@ -169,14 +179,21 @@ def test_a_record_of_a_later_format_is_named(tmp_path: Path) -> None:
     lines = make_log(path, 2)
     future = {"v": FORMAT_VERSION + 1, "kind": "merkle", "seq": 2, "prev": "0" * 64}
     write(path, [*lines, json.dumps(future).encode()])
-    assert [(p.record, p.kind, p.detail) for p in audit_log(path).problems] == [
-        (
-            2,
-            "malformed",
-            f"log format version {FORMAT_VERSION + 1}: this battlejudge reads "
-            f"versions 1 to {FORMAT_VERSION}",
-        )
-    ]
+    before = path.read_bytes()
+    # refused, never guessed at: not audited, not repaired, not appended to (issue 16)
+    message = (
+        f"record 2: log format version {FORMAT_VERSION + 1}: this battlejudge reads "
+        f"versions 1 to {FORMAT_VERSION}; upgrade battlejudge"
+    )
+    with pytest.raises(InputError, match=message):
+        audit_log(path)
+    with pytest.raises(InputError, match=message):
+        repair_log(path)
+    with pytest.raises(InputError, match=message):
+        ProofLog(path)
+    assert path.read_bytes() == before
+    r = run("audit", str(path))
+    assert r.exit_code == 2 and "upgrade battlejudge" in r.stderr
 
 
 def test_a_forged_repair_record_is_caught_like_any_record(tmp_path: Path) -> None:
@@ -188,6 +205,9 @@ def test_a_forged_repair_record_is_caught_like_any_record(tmp_path: Path) -> Non
     record["repair"]["rechained"] = 0
     lines[-1] = json.dumps(record, sort_keys=True, separators=(",", ":")).encode()
     write(path, lines)
+    # the repair's checkpoint catches the edit too
+    assert kinds(path, KEY.public_key()) == [(N - 1, "bad-signature"), (N - 1, "checkpoint")]
+    checkpoint_path(path).unlink()
     assert kinds(path, KEY.public_key()) == [(N - 1, "bad-signature")]
     record["sig"] = base64.b64encode(b"x" * 64).decode()
     del record["repair"]["to"]

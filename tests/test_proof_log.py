@@ -449,4 +449,8 @@ def test_a_loaded_key_signs_a_log(tmp_path: Path) -> None:
     path = tmp_path / "claims.log"
     write_log(path, 2, keys.load_private_key(private))
     assert audit_log(path, public).ok
-    assert {p.kind for p in audit_log(path, KEY.public_key()).problems} == {"bad-signature"}
+    # another key: every record's signature fails, and the checkpoint's
+    assert {p.kind for p in audit_log(path, KEY.public_key()).problems} == {
+        "bad-signature",
+        "checkpoint",
+    }

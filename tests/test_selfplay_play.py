@@ -93,7 +93,8 @@ def test_claim_log_appends_one_signed_record(tmp_path: Path) -> None:
     assert [r.verdict for r in records] == ["valid", "invalid"] and not problems
     r = run("audit", str(log), "--pubkey", str(tmp_path / "judge.pub"), "--json")
     kinds = [p["kind"] for p in json.loads(r.output)["problems"]]
-    assert kinds == ["unsigned"]  # the second claim was logged without --key
+    # the second claim was logged without --key, and so was the checkpoint after it
+    assert kinds == ["unsigned", "checkpoint"]
 
 
 def test_engine_logs_refused_claims_too(tmp_path: Path) -> None:

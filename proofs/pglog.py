@@ -1,0 +1,420 @@
+"""Proof logs in PostgreSQL: the same records, chain, Merkle tree and checkpoints as a file
+log, shared by writers on many machines (``--log postgresql://user:pass@host/db``).
+
+Three tables (``battlejudge log init URL`` makes them; a schema of the URL's
+``search_path`` holds one log):
+
+- ``battlejudge_log(seq, line, digest, leaf)``: one row per record; ``line`` is the
+  record's exact line (what its hash, signature and Merkle leaf cover), ``digest`` its
+  SHA-256 (the next record's ``prev``), ``leaf`` its RFC 9162 leaf hash;
+- ``battlejudge_checkpoint(size, note)``: the signed checkpoint written with every batch;
+- ``battlejudge_meta(key, value)``: the log format version (``format``).
+
+Appends are serialized by the database, not by a lock on any one machine: each batch is
+one transaction that first takes a transaction-scoped advisory lock, reads the rows added
+since this writer last looked, chains and inserts its records with the next ``seq``
+numbers, and inserts the new checkpoint. A writer killed mid-batch loses only that
+uncommitted transaction, so the seqs have no gaps and no duplicates (``seq`` is the
+primary key besides).
+
+Needs the ``postgres`` extra (psycopg 3); imported only when a URL is used.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from battlejudge.proofs.checkpoint import Checkpoint, origin_for, parse_checkpoint
+from battlejudge.proofs.log import (
+    FORMAT_VERSION,
+    GENESIS,
+    LogRecord,
+    Problem,
+    chain_record,
+    check_head,
+    claim_record,
+    continue_chain,
+    head_note,
+    newer_format,
+    parse_line,
+    sha256_hex,
+    utc_now,
+)
+from battlejudge.proofs.merkle import MerkleTree, leaf_hash
+from battlejudge.proofs.store import StoredLog, StoreError, redact
+from battlejudge.solver.errors import InputError
+
+__all__ = ["PgProofLog", "init_pg", "read_pg"]
+
+_logger = logging.getLogger(__name__)
+
+LOCK_KEY: Final = 0x6A75_6467_6C6F_6721 & 0x7FFF_FFFF_FFFF_FFFF
+"""The advisory lock every writer takes before appending (any fixed 64-bit number)."""
+CONNECT_TIMEOUT: Final = 5
+"""Seconds to wait for the database before giving up on it."""
+
+SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS battlejudge_meta (
+    key text PRIMARY KEY,
+    value text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS battlejudge_log (
+    seq bigint PRIMARY KEY CHECK (seq >= 0),
+    line text NOT NULL,
+    digest text NOT NULL,
+    leaf bytea NOT NULL
+);
+CREATE TABLE IF NOT EXISTS battlejudge_checkpoint (
+    size bigint PRIMARY KEY,
+    note text NOT NULL
+);
+"""
+
+
+def _psycopg(url: str) -> Any:
+    try:
+        import psycopg
+    except ImportError:
+        raise StoreError(
+            f"{redact(url)}: PostgreSQL logs need the postgres extra: "
+            "pip install 'battlejudge[postgres]'"
+        ) from None
+    return psycopg
+
+
+def _one_line(error: BaseException) -> str:
+    text = " ".join(part.strip() for part in str(error).splitlines() if part.strip())
+    return text or type(error).__name__
+
+
+def connect(url: str) -> Any:
+    """A connection (autocommit off), or :class:`StoreError` naming the URL without its
+    password: unreachable, refused, wrong credentials, no such database."""
+    psycopg = _psycopg(url)
+    try:
+        return psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT)
+    except psycopg.Error as e:
+        raise StoreError(f"{redact(url)}: cannot connect: {_one_line(e)}") from None
+    except ValueError as e:  # a URL libpq cannot parse
+        raise StoreError(f"{redact(url)}: not a PostgreSQL URL: {_one_line(e)}") from None
+
+
+def _check_format(conn: Any, url: str) -> None:
+    """The log's tables exist and hold a format this code reads."""
+    row = conn.execute("SELECT to_regclass('battlejudge_log'), to_regclass('battlejudge_meta')")
+    log_table, meta_table = row.fetchone()
+    if log_table is None or meta_table is None:
+        raise StoreError(
+            f"{redact(url)}: no proof log there (table battlejudge_log is missing): "
+            f"make one with battlejudge log init URL"
+        )
+    got = conn.execute("SELECT value FROM battlejudge_meta WHERE key = 'format'").fetchone()
+    version = int(got[0]) if got and got[0].isdigit() else 0
+    if version > FORMAT_VERSION:
+        raise StoreError(
+            f"{redact(url)}: log format version {version}: this battlejudge reads versions "
+            f"1 to {FORMAT_VERSION}; upgrade battlejudge to use this log"
+        )
+
+
+def init_pg(url: str) -> bool:
+    """Make the log's tables (nothing if they are there); True if it made them."""
+    psycopg = _psycopg(url)
+    conn = connect(url)
+    try:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+            existed = conn.execute("SELECT to_regclass('battlejudge_log')").fetchone()[0]
+            conn.execute(SCHEMA)
+            conn.execute(
+                "INSERT INTO battlejudge_meta VALUES ('format', %s) ON CONFLICT DO NOTHING",
+                (str(FORMAT_VERSION),),
+            )
+        _check_format(conn, url)
+        return existed is None
+    except psycopg.Error as e:
+        raise StoreError(f"{redact(url)}: {_one_line(e)}") from None
+    finally:
+        conn.close()
+
+
+def read_pg(url: str) -> StoredLog:
+    """Every record of the log at ``url`` (ordered by seq) and its latest checkpoint, as of
+    one snapshot."""
+    psycopg = _psycopg(url)
+    conn = connect(url)
+    try:
+        conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        with conn.transaction():
+            _check_format(conn, url)
+            rows = conn.execute("SELECT line FROM battlejudge_log ORDER BY seq").fetchall()
+            note = conn.execute(
+                "SELECT note FROM battlejudge_checkpoint ORDER BY size DESC LIMIT 1"
+            ).fetchone()
+    except psycopg.Error as e:
+        raise StoreError(f"{redact(url)}: {_one_line(e)}") from None
+    finally:
+        conn.close()
+    records: list[LogRecord] = []
+    problems: list[Problem] = []
+    for index, (text,) in enumerate(rows):
+        raw = text.encode("utf-8")
+        parsed = parse_line(raw)
+        if isinstance(parsed, dict):
+            records.append(LogRecord(index, parsed, raw, sha256_hex(raw)))
+        else:
+            problems.append(Problem(index, "malformed", parsed))
+    newer_format(problems, redact(url))
+    return StoredLog(redact(url), records, problems, note[0] if note else None, len(rows))
+
+
+class PgProofLog:
+    """A proof log in PostgreSQL, with the interface of :class:`ProofLog`: ``append``,
+    ``append_batch``, ``append_records``, ``checkpoint``, ``write_checkpoint``.
+    Every record and checkpoint is signed with ``key`` when given.
+
+    Raises :class:`StoreError` when the database cannot be reached or holds no log
+    (``create=True`` makes the tables instead), or, on an append, when the database
+    went away: nothing of that batch is then in the log. One instance may be shared by
+    threads; it reconnects after a ``fork`` and after a lost connection.
+    """
+
+    def __init__(
+        self, url: str, key: Ed25519PrivateKey | None = None, *, create: bool = False
+    ) -> None:
+        self.url = url
+        self.key = key
+        self.origin = origin_for(key)
+        self.sync = True
+        self._psycopg = _psycopg(url)
+        self._mutex = threading.Lock()
+        self._conn: Any = None
+        self._pid = 0
+        self._tree = MerkleTree()
+        self._last = GENESIS
+        if create:
+            init_pg(url)
+        with self._mutex:
+            self._run(lambda conn: self._catch_up(conn))
+
+    @property
+    def name(self) -> str:
+        return redact(self.url)
+
+    @property
+    def next_seq(self) -> int:
+        return len(self._tree)
+
+    def _connection(self) -> Any:
+        if self._conn is None or self._pid != os.getpid() or self._conn.closed:
+            self._conn = connect(self.url)
+            self._pid = os.getpid()
+            _check_format(self._conn, self.url)
+            self._conn.commit()
+        return self._conn
+
+    def _run(self, work: Any) -> Any:
+        """Run ``work(conn)`` in one transaction; database errors become StoreError."""
+        try:
+            conn = self._connection()
+            with conn.transaction():
+                return work(conn)
+        except self._psycopg.Error as e:
+            if self._conn is not None and (self._conn.closed or self._conn.broken):
+                self._conn = None
+            raise StoreError(f"{self.name}: {_one_line(e)}") from None
+
+    def _catch_up(self, conn: Any) -> None:
+        """Add the rows other writers appended since our last look to the tree (all of
+        them the first time, or if the rows we knew changed)."""
+        n = len(self._tree)
+        rows = conn.execute(
+            "SELECT seq, digest, leaf FROM battlejudge_log WHERE seq >= %s ORDER BY seq",
+            (max(n - 1, 0),),
+        ).fetchall()
+        if n and (not rows or rows[0][0] != n - 1 or rows[0][1] != self._last):
+            _logger.warning("%s: the log changed under this writer; reading it again", self.name)
+            self._tree, self._last = MerkleTree(), GENESIS
+            self._catch_up(conn)
+            return
+        for seq, digest, leaf in rows[1:] if n else rows:
+            if seq != len(self._tree):
+                raise StoreError(f"{self.name}: seq {len(self._tree)} is missing from the log")
+            self._tree.append(bytes(leaf))
+            self._last = digest
+        if not n:  # a first look: the rows must match the latest checkpoint
+            note = conn.execute(
+                "SELECT note FROM battlejudge_checkpoint ORDER BY size DESC LIMIT 1"
+            ).fetchone()
+            check_head(self._tree, len(self._tree), note[0] if note else None, self.name)
+
+    def append(
+        self,
+        *,
+        question: dict[str, Any],
+        verdict: str,
+        certificate: dict[str, Any],
+        game: str | None = None,
+        turn: int | None = None,
+        player: str | None = None,
+        flag: int | None = None,
+        time: str | None = None,
+    ) -> dict[str, Any]:
+        """Append one claim record and a checkpoint, in one transaction; return the
+        record (with ``seq``, ``prev`` and ``sig``)."""
+        record = claim_record(
+            question=question,
+            verdict=verdict,
+            certificate=certificate,
+            game=game,
+            turn=turn,
+            player=player,
+            flag=flag,
+            time=time,
+        )
+        return self.append_records([record])[0]
+
+    def append_batch(self, entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Append several claims in one transaction with one checkpoint."""
+        return self.append_records([claim_record(**e) for e in entries])
+
+    def append_records(
+        self, records: Sequence[Mapping[str, Any]], *, checkpoint: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Chain, sign and insert records already checked, then the checkpoint (or the
+        given ``checkpoint`` note, when it is the tree head after them: an import
+        keeps the checkpoint the log was signed with)."""
+        if not records:
+            return []
+
+        def work(conn: Any) -> list[dict[str, Any]]:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+            self._catch_up(conn)
+            tree_size, last = len(self._tree), self._last
+            out, rows = [], []
+            seq, prev = tree_size, last
+            for record in records:
+                chained, line = chain_record(record, seq, prev, self.key)
+                prev = sha256_hex(line)
+                out.append(chained)
+                rows.append((seq, line.decode("ascii"), prev, leaf_hash(line)))
+                seq += 1
+            with conn.cursor() as cur:
+                cur.executemany("INSERT INTO battlejudge_log VALUES (%s, %s, %s, %s)", rows)
+            for row in rows:
+                self._tree.append(row[3])
+            self._last = prev
+            try:
+                note = self._note(checkpoint)
+                conn.execute(
+                    "INSERT INTO battlejudge_checkpoint VALUES (%s, %s) "
+                    "ON CONFLICT (size) DO UPDATE SET note = EXCLUDED.note",
+                    (len(self._tree), note),
+                )
+            except BaseException:
+                self._tree, self._last = MerkleTree(), GENESIS  # read again next time
+                raise
+            return out
+
+        with self._mutex:
+            try:
+                return self._run(work)  # type: ignore[no-any-return]
+            except BaseException:
+                self._tree, self._last = MerkleTree(), GENESIS  # rolled back: read again
+                raise
+
+    def _note(self, given: str | None) -> str:
+        return head_note(given, self._tree) or self.checkpoint().sign(self.key)
+
+    def import_lines(self, lines: Sequence[bytes], checkpoint: str | None = None) -> None:
+        """Insert records byte for byte (an import), which must continue the chain, in
+        one transaction; then ``checkpoint`` if it is a tree head of a prefix of the log
+        after them (kept as it was signed), and a fresh one for the whole log if it is
+        not exactly that. Raises :class:`InputError` for a line that does not continue
+        the chain."""
+
+        def work(conn: Any) -> None:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+            self._catch_up(conn)
+            last, _ = continue_chain(lines, len(self._tree), self._last, self.name)
+            rows = []
+            for raw in lines:
+                rows.append((len(self._tree), raw.decode("ascii"), sha256_hex(raw), leaf_hash(raw)))
+                self._tree.append(rows[-1][3])
+            self._last = last
+            with conn.cursor() as cur:
+                cur.executemany("INSERT INTO battlejudge_log VALUES (%s, %s, %s, %s)", rows)
+            given = None
+            if checkpoint is not None:
+                try:
+                    head = parse_checkpoint(checkpoint).checkpoint
+                except InputError:
+                    head = None
+                if head is not None and head.size <= len(self._tree):
+                    if self._tree.root(head.size) == head.root:
+                        given = head.size
+                        conn.execute(
+                            "INSERT INTO battlejudge_checkpoint VALUES (%s, %s)",
+                            (head.size, checkpoint),
+                        )
+            if given != len(self._tree):
+                conn.execute(
+                    "INSERT INTO battlejudge_checkpoint VALUES (%s, %s) "
+                    "ON CONFLICT (size) DO UPDATE SET note = EXCLUDED.note",
+                    (len(self._tree), self.checkpoint().sign(self.key)),
+                )
+
+        with self._mutex:
+            try:
+                self._run(work)
+            except BaseException:
+                self._tree, self._last = MerkleTree(), GENESIS
+                raise
+
+    def checkpoint(self) -> Checkpoint:
+        """The tree head as of this writer's last look (not signed, not written)."""
+        return Checkpoint(self.origin, len(self._tree), self._tree.root(), utc_now())
+
+    def write_checkpoint(self) -> str:
+        """Catch up with the log, write a fresh signed checkpoint, return its note."""
+
+        def work(conn: Any) -> str:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+            self._catch_up(conn)
+            note = self.checkpoint().sign(self.key)
+            conn.execute(
+                "INSERT INTO battlejudge_checkpoint VALUES (%s, %s) "
+                "ON CONFLICT (size) DO UPDATE SET note = EXCLUDED.note",
+                (len(self._tree), note),
+            )
+            return note
+
+        with self._mutex:
+            return self._run(work)  # type: ignore[no-any-return]
+
+    def leaves(self) -> MerkleTree:
+        """The Merkle tree of the log as it is now (caught up first)."""
+        with self._mutex:
+            self._run(lambda conn: self._catch_up(conn))
+            return self._tree
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None and self._pid == os.getpid():
+            conn.close()
+
+    def __enter__(self) -> PgProofLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        signed = ", signed" if self.key is not None else ""
+        return f"<PgProofLog {self.name!r}{signed}, next seq {len(self._tree)}>"

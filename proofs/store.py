@@ -1,0 +1,160 @@
+"""Where a proof log lives: a local file (the default) or a PostgreSQL database, behind one
+interface.
+
+``open_store(target)`` opens a log to append to and ``read_store(target)`` reads one whole
+(records, lines that are not records, latest checkpoint), for ``target`` a file path or a
+``postgresql://`` URL. Every command that takes ``--log`` or a log path goes through them.
+The PostgreSQL backend (:mod:`battlejudge.proofs.pglog`) needs the ``postgres`` extra and is
+imported only for a URL.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from battlejudge.proofs.checkpoint import Checkpoint
+from battlejudge.proofs.log import (
+    LogRecord,
+    Problem,
+    ProofLog,
+    checkpoint_path,
+    newer_format,
+    parse_log,
+)
+from battlejudge.solver.errors import InputError
+
+__all__ = [
+    "LogStore",
+    "StoreError",
+    "StoredLog",
+    "is_url",
+    "open_store",
+    "read_checkpoint",
+    "read_store",
+    "redact",
+]
+
+SCHEMES = ("postgresql://", "postgres://")
+
+
+class StoreError(InputError):
+    """A log that cannot be reached or used: database down, wrong credentials, no log
+    there. The message names the log (a URL without its password) and what is wrong."""
+
+
+class LogStore(Protocol):
+    """What every backend offers a writer (:class:`ProofLog`, ``PgProofLog``)."""
+
+    @property
+    def name(self) -> str:
+        """The log as a person names it (a path, or a URL without its password)."""
+        ...
+
+    def append(
+        self,
+        *,
+        question: dict[str, Any],
+        verdict: str,
+        certificate: dict[str, Any],
+        game: str | None = None,
+        turn: int | None = None,
+        player: str | None = None,
+        flag: int | None = None,
+        time: str | None = None,
+    ) -> dict[str, Any]: ...
+
+    def append_records(self, records: Any) -> list[dict[str, Any]]: ...
+
+    def checkpoint(self) -> Checkpoint: ...
+
+    def write_checkpoint(self) -> str: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class StoredLog:
+    """A whole log as read: its complete records, the lines that are not records, its
+    latest checkpoint note (None: it has none) and how many lines it has."""
+
+    name: str
+    records: list[LogRecord]
+    problems: list[Problem]
+    checkpoint: str | None
+    lines: int
+
+
+def is_url(target: str | os.PathLike[str]) -> bool:
+    """Whether ``target`` names a database log rather than a file."""
+    return str(target).startswith(SCHEMES)
+
+
+def redact(url: str) -> str:
+    """The URL without its password (``postgresql://judge:***@host/db``)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url.split("@")[-1]
+    if not parts.password:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def open_store(
+    target: str | os.PathLike[str],
+    key: Ed25519PrivateKey | None = None,
+    *,
+    sync: bool = True,
+    create: bool = True,
+) -> Any:
+    """A log to append to: :class:`ProofLog` for a path, ``PgProofLog`` for a
+    ``postgresql://`` URL (``create``: make the tables if the database has none yet).
+    Raises :class:`StoreError` for a log that cannot be reached or used, ``OSError`` for
+    a file that cannot be opened."""
+    if is_url(target):
+        from battlejudge.proofs.pglog import PgProofLog
+
+        return PgProofLog(str(target), key, create=create)
+    return ProofLog(Path(target), key, sync=sync)
+
+
+def read_checkpoint(target: str | os.PathLike[str]) -> str | None:
+    """The log's latest checkpoint note, or None."""
+    if is_url(target):
+        from battlejudge.proofs.pglog import read_pg
+
+        return read_pg(str(target)).checkpoint
+    try:
+        return checkpoint_path(Path(target)).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def read_store(target: str | os.PathLike[str]) -> StoredLog:
+    """Read a whole log and its latest checkpoint. For a file, the checkpoint is read
+    first: the log only grows, so every record it covers is in what is read after it.
+    Raises ``OSError``, :class:`InputError` (not a proof log, a later format) or
+    :class:`StoreError`."""
+    if is_url(target):
+        from battlejudge.proofs.pglog import read_pg
+
+        return read_pg(str(target))
+    path = Path(target)
+    try:
+        note: str | None = checkpoint_path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        note = None
+    except UnicodeDecodeError:
+        note = checkpoint_path(path).read_bytes().decode("utf-8", "replace")
+    data = path.read_bytes()
+    records, problems = parse_log(data, path)
+    newer_format(problems, path)
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    return StoredLog(str(path), records, problems, note, lines)
