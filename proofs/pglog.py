@@ -234,6 +234,11 @@ class PgProofLog:
         """Add the rows other writers appended since our last look to the tree (all of
         them the first time, or if the rows we knew changed)."""
         n = len(self._tree)
+        note = None
+        if not n:  # a first look: the rows must match the latest checkpoint, read first
+            note = conn.execute(  # (the log only grows: every row it covers is read after)
+                "SELECT note FROM battlejudge_checkpoint ORDER BY size DESC LIMIT 1"
+            ).fetchone()
         rows = conn.execute(
             "SELECT seq, digest, leaf FROM battlejudge_log WHERE seq >= %s ORDER BY seq",
             (max(n - 1, 0),),
@@ -248,10 +253,7 @@ class PgProofLog:
                 raise StoreError(f"{self.name}: seq {len(self._tree)} is missing from the log")
             self._tree.append(bytes(leaf))
             self._last = digest
-        if not n:  # a first look: the rows must match the latest checkpoint
-            note = conn.execute(
-                "SELECT note FROM battlejudge_checkpoint ORDER BY size DESC LIMIT 1"
-            ).fetchone()
+        if not n:
             check_head(self._tree, len(self._tree), note[0] if note else None, self.name)
 
     def append(

@@ -112,7 +112,7 @@ def open_store(
     key: Ed25519PrivateKey | None = None,
     *,
     sync: bool = True,
-    create: bool = True,
+    create: bool = False,
 ) -> Any:
     """A log to append to: :class:`ProofLog` for a path, ``PgProofLog`` for a
     ``postgresql://`` URL (``create``: make the tables if the database has none yet).
