@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import signal
 import sys
 from pathlib import Path
 
@@ -37,7 +38,17 @@ from battlejudge.cli.common import EXIT_OK, emit_json, log_options, open_log
     type=click.FloatRange(min=0.0),
     help="Seconds between SIGTERM and SIGKILL when a bot is terminated.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option(
+    "--overwrite",
+    is_flag=True,
+    help="Replace records already in --out (without it an existing record is exit 2).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print one JSON line per game as it ends, then one with the summary.",
+)
 @log_options("every claim")
 def referee(
     north: str,
@@ -48,6 +59,7 @@ def referee(
     out: Path | None,
     timeout: float,
     grace: float,
+    overwrite: bool,
     as_json: bool,
     log_path: str | None,
     key: str | None,
@@ -57,26 +69,40 @@ def referee(
 
     Troops only; claims decided and certified for the player who just moved. A reply
     the referee cannot use is replaced (and recorded as a violation); a bot that
-    crashes, times out or prints unsolicited lines forfeits the game.
+    crashes, times out or prints unsolicited lines forfeits the game. A command that
+    cannot be run, or a record already in --out, is exit 2 before the first game.
+    Ctrl-C, SIGTERM and SIGHUP stop the match: the bots are killed, the records of the
+    games that ended are kept, the summary covers them, and the exit status is 128 +
+    the signal's number.
     """
-    from battlejudge.apps.protocol.referee import referee_match, summarize
+    from battlejudge.apps.protocol.referee import (
+        Interrupted,
+        referee_match,
+        stop_signals_interrupt,
+        summarize,
+    )
 
     proof_log = open_log(log_path, key)
     results = []
+    stopped: int | None = None
     try:
-        for r in referee_match(
-            north,
-            south,
-            games=games,
-            seed=seed,
-            swap=swap,
-            timeout=timeout,
-            grace=grace,
-            out=out,
-            log=proof_log,
-        ):
-            results.append(r)
-            if not as_json:
+        with stop_signals_interrupt():
+            for r in referee_match(
+                north,
+                south,
+                games=games,
+                seed=seed,
+                swap=swap,
+                timeout=timeout,
+                grace=grace,
+                out=out,
+                log=proof_log,
+                overwrite=overwrite,
+            ):
+                results.append(r)
+                if as_json:
+                    emit_json(r.to_json())
+                    continue
                 n, s = r.names
                 marks = f", {len(r.violations)} violation(s)" if r.violations else ""
                 click.echo(
@@ -85,22 +111,33 @@ def referee(
                 )
                 for v in r.violations:
                     click.echo(f"  {v.note()}")
+    except Interrupted as e:
+        stopped = e.signum
+    except KeyboardInterrupt:
+        stopped = signal.SIGINT
     finally:
         if proof_log is not None:
             proof_log.close()
     programs = summarize(north, south, results)
     draws = sum(1 for r in results if r.winner == "draw")
+    if stopped is not None:
+        name = signal.Signals(stopped).name
+        click.echo(
+            f"battlejudge referee: stopped by {name} after {len(results)} of {games} games; "
+            "the bots were killed, the finished games' records kept",
+            err=True,
+        )
     if as_json:
         emit_json(
             {
-                "games": [r.to_json() for r in results],
                 "summary": {
                     "games": len(results),
                     "draws": draws,
                     "forfeits": sum(1 for r in results if r.forfeit is not None),
                     "violations": sum(len(r.violations) for r in results),
                     "programs": [p.to_json() for p in programs],
-                },
+                    "stopped_by": None if stopped is None else signal.Signals(stopped).name,
+                }
             }
         )
     else:
@@ -110,7 +147,7 @@ def referee(
                 f"  {p.name or p.command}: {p.wins} wins, {p.losses} losses, {p.draws} draws, "
                 f"{p.forfeits} forfeits, {p.violations} violations  [{p.command}]"
             )
-    raise click.exceptions.Exit(EXIT_OK)
+    raise click.exceptions.Exit(EXIT_OK if stopped is None else 128 + stopped)
 
 
 @click.command()

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
+import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -82,8 +84,7 @@ def test_our_bots_play_whole_games_through_the_referee(tmp_path: Path) -> None:
     args += ["--games", "2", "--swap", "--seed", "5", "--out", str(out), "--log", str(log)]
     r = runner.invoke(cli, [*args, "--json"])
     assert r.exit_code == 0, r.output
-    data = json.loads(r.output)
-    games = data["games"]
+    *games, data = [json.loads(line) for line in r.output.splitlines()]  # a line per game
     assert [g["north"] for g in games] == ["battlejudge-random", "battlejudge-heuristic"]
     assert all(g["reason"] in ("breakthrough", "envelopment", "stalemate") for g in games)
     assert all(g["violations"] == [] and g["forfeit"] is None for g in games)
@@ -324,3 +325,107 @@ def test_unknown_deck_tag_is_a_bad_record() -> None:
     rec = GameRecord.loads('[Deck "jokers"]\n[DealNorth "R1"]\n')
     with pytest.raises(RecordError, match="Deck tag must be full or troops"):
         replay(rec)
+
+
+# -- stopping, commands, records ---------------------------------------------------------------
+MAIN = [sys.executable, "-c", "from battlejudge.cli.main import main; main()"]
+
+
+def _wait_for(what: str, ready: Callable[[], bool], proc: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 120
+    while not ready():
+        assert proc.poll() is None, f"the referee ended before {what}"
+        assert time.monotonic() < deadline, f"no {what}"
+        time.sleep(0.02)
+
+
+def _no_tagged_left() -> None:
+    tag = os.environ[TAG]
+    deadline = time.monotonic() + 30
+    while _tagged_processes(tag) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert _tagged_processes(tag) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_signal_ends_the_match_like_ctrl_c(tmp_path: Path, sig: signal.Signals) -> None:
+    """SIGTERM and SIGHUP: the game in progress stops, its bots die (even one that
+    ignores SIGTERM and leaves a child), the records of the games that ended are kept
+    and the summary covers them; --json printed each game as it ended."""
+    out = tmp_path / "games"
+    proc = subprocess.Popen(
+        [
+            *MAIN,
+            *("referee", "--north", fake("good"), "--games", "40", "--out", str(out)),
+            *("--south", fake("good"), "--json", "--grace", "0.2"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    first = json.loads(proc.stdout.readline())  # printed when game 1 ended, not at the end
+    assert first["game"] == "1-0" and first["record"] == str(out / "game-0000.blg")
+    proc.send_signal(sig)
+    rest, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + sig, err
+    *games, last = [first, *(json.loads(line) for line in rest.splitlines())]
+    assert last["summary"]["stopped_by"] == sig.name
+    assert last["summary"]["games"] == len(games) < 40
+    assert f"stopped by {sig.name}" in err and "Traceback" not in err
+    for g in games:  # every finished game's record is there, whole
+        GameRecord.loads(Path(g["record"]).read_text())
+    assert len(list(out.glob("*.blg"))) == len(games)
+    _no_tagged_left()
+
+
+def test_a_stop_signal_kills_a_bot_that_ignores_sigterm(tmp_path: Path) -> None:
+    pidfile = tmp_path / "child.pid"
+    stubborn = fake("stubborn", "--after", "2", "--pidfile", str(pidfile))
+    proc = subprocess.Popen(
+        [*MAIN, "referee", "--north", fake("good"), "--south", stubborn, "--timeout", "600"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _wait_for("stubborn bot", pidfile.exists, proc)
+    time.sleep(0.3)  # it is now hanging on its second play (not a timing assertion)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert "summary: 0 games" in out
+    _no_tagged_left()  # the bot, its child and the other bot are gone
+
+
+@pytest.mark.parametrize(
+    ("command", "fragment"),
+    [
+        ("no-such-bot-program --x", "no executable 'no-such-bot-program' on PATH"),
+        ("/nonexistent/bot", "'/nonexistent/bot' does not exist"),
+        (FAKE, "is not an executable file"),  # a script without the executable bit
+    ],
+)
+def test_a_bot_command_that_cannot_run_is_exit_2_before_any_game(
+    tmp_path: Path, command: str, fragment: str
+) -> None:
+    out = tmp_path / "games"
+    r = CliRunner().invoke(
+        cli, ["referee", "--north", fake("good"), "--south", command, "--out", str(out)]
+    )
+    assert r.exit_code == 2, r.output
+    assert f"bot command {command!r}" in r.output and fragment in r.output
+    assert not out.exists()  # no game was played
+
+
+def test_existing_records_are_not_overwritten(tmp_path: Path) -> None:
+    out = tmp_path / "games"
+    out.mkdir()
+    (out / "game-0001.blg").write_text("mine\n")
+    args = ["referee", "--north", fake("good"), "--south", fake("good"), "--games", "2"]
+    r = CliRunner().invoke(cli, [*args, "--out", str(out)])
+    assert r.exit_code == 2
+    assert f"{out / 'game-0001.blg'} exists: not overwritten" in r.output
+    assert (out / "game-0001.blg").read_text() == "mine\n" and not (out / "game-0000.blg").exists()
+    r = CliRunner().invoke(cli, [*args, "--out", str(out), "--overwrite"])
+    assert r.exit_code == 0, r.output
+    GameRecord.loads((out / "game-0001.blg").read_text())

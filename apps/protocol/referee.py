@@ -32,7 +32,10 @@ Failures, as the reference engine treats them:
 Guarantees: whatever the bots do, :func:`referee_game` returns a result and leaves no
 process of either bot running: the process group gets SIGTERM, then SIGKILL after a
 grace period, and the bot is reaped (the group id cannot be reused meanwhile: the
-leader is only reaped after the SIGKILL).
+leader is only reaped after the SIGKILL). An interruption (Ctrl-C, and within
+:func:`stop_signals_interrupt` SIGTERM and SIGHUP) does the same to the game in
+progress; :func:`referee_match` checks the bot commands and refuses to replace
+records before the first game, and writes each record whole.
 """
 
 from __future__ import annotations
@@ -43,14 +46,16 @@ import os
 import random
 import select
 import shlex
+import shutil
 import signal
 import subprocess
+import threading
 import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, Final, Literal
 
 from battlejudge.apps.protocol import messages as pr
 from battlejudge.engines.battleline.actions import (
@@ -79,6 +84,7 @@ from battlejudge.engines.battleline.state import (
     ClaimLog,
 )
 from battlejudge.engines.game import CHANCE, sample_chance
+from battlejudge.proofs.atomic import write_atomic
 from battlejudge.solver.errors import InputError
 
 log = logging.getLogger(__name__)
@@ -365,6 +371,68 @@ def check_command(command: str) -> list[str]:
     return argv
 
 
+def check_program(command: str) -> list[str]:
+    """:func:`check_command`, and the program it names can be run: a path must be an
+    executable file, a bare name must be found on PATH; raises :class:`InputError`
+    naming the command and the program otherwise (checked before a match starts, so
+    a mistyped command is an error rather than a match of forfeits)."""
+    argv = check_command(command)
+    program = argv[0]
+    if os.sep in program:
+        path = Path(program)
+        if not path.exists():
+            raise InputError(f"bot command {command!r}: {program!r} does not exist")
+        if not path.is_file() or not os.access(path, os.X_OK):
+            raise InputError(f"bot command {command!r}: {program!r} is not an executable file")
+    elif shutil.which(program) is None:
+        raise InputError(f"bot command {command!r}: no executable {program!r} on PATH")
+    return argv
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop signal (SIGINT, SIGTERM or SIGHUP) arrived; handled as Ctrl-C is."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def stop_signals_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM (what ``timeout``, a cancelled CI job or ``docker
+    stop`` send) and SIGHUP raise :class:`Interrupted` as SIGINT (Ctrl-C) does, so a
+    match stopped by any of them ends the same way: the game in progress is abandoned,
+    its bots killed (:func:`referee_game` always does), and the records of the games
+    that ended are kept. Main thread only (Python runs signal handlers there)."""
+
+    def interrupt(signum: int, _frame: object) -> None:
+        raise Interrupted(signum)
+
+    previous = {s: signal.signal(s, interrupt) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold the stop signals back within the block (the bots' termination, a record's
+    writing), so an interruption cannot cut it short; they are delivered after it."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _signal_group(group: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(group, sig)
@@ -569,7 +637,8 @@ def referee_game(
     except _Forfeited as e:
         forfeit = e.forfeit
     finally:
-        game.close()
+        with _signals_deferred():
+            game.close()
     state = game.state
     if forfeit is not None and not state.is_terminal():
         state.forfeit(pr.SEATS.index(forfeit.seat), forfeit.kind)
@@ -644,13 +713,25 @@ def referee_match(
     out: Path | None = None,
     log: ClaimLog | None = None,
     stderr: IO[Any] | int | None = None,
+    overwrite: bool = False,
 ) -> Iterator[GameResult]:
     """Referee ``games`` games: ``first`` north and ``second`` south, their seats swapped
     every other game with ``swap``. Yields each result (written to ``out/game-NNNN.blg``
-    when ``out`` is given) as soon as the game is over."""
+    when ``out`` is given, atomically) as soon as the game is over.
+
+    Before the first game, raises :class:`InputError` when a command cannot be run
+    (:func:`check_program`) or, unless ``overwrite``, when a record the match would
+    write already exists (naming it): records are never replaced silently."""
     for command in (first, second):
-        check_command(command)
+        check_program(command)
     if out is not None:
+        if not overwrite:
+            for i in range(games):
+                path = record_path(out, i)
+                if path.exists():
+                    raise InputError(
+                        f"{path} exists: not overwritten (--overwrite replaces the records)"
+                    )
         out.mkdir(parents=True, exist_ok=True)
     for i in range(games):
         north, south = (second, first) if swap and i % 2 else (first, second)
@@ -668,9 +749,15 @@ def referee_match(
         )
         result.swapped = swap and i % 2 == 1
         if out is not None:
-            result.path = out / f"game-{i:04d}.blg"
-            result.path.write_text(result.record.dumps(), encoding="utf-8")
+            result.path = record_path(out, i)
+            with _signals_deferred():
+                write_atomic(result.path, result.record.dumps())
         yield result
+
+
+def record_path(out: Path, index: int) -> Path:
+    """Where :func:`referee_match` writes game ``index``'s record."""
+    return out / f"game-{index:04d}.blg"
 
 
 @dataclass
