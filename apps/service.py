@@ -43,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import logging
 import resource
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
@@ -65,7 +66,8 @@ from battlejudge.apps.workers import WorkerPool
 from battlejudge.engines.battleline.position import PositionFile
 from battlejudge.proofs.battleline.certificate import CertificateFile
 from battlejudge.proofs.budget import DEFAULT_MEMORY_LIMIT
-from battlejudge.proofs.log import ProofLog, append_proved
+from battlejudge.proofs.log import append_proved
+from battlejudge.proofs.store import StoreError, open_store
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import (
     BattlejudgeError,
@@ -87,6 +89,7 @@ _ASSETS: Final = {
     "favicon-32x32.png": "image/png",
 }
 T = TypeVar("T")
+_logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -97,8 +100,11 @@ class ServiceConfig:
     one certificate check) before 503 undecided; ``conflict_limit`` solver conflicts per
     question (None: no limit); ``workers`` jobs run at once, plus as many more for
     clients that have none running (:mod:`.scheduler`). Log: ``log_path`` and
-    ``key_path``, the proof log every answered claim is appended to and its signing
-    key. Clients: ``api_keys`` maps key hashes to client names (None: no keys);
+    ``key_path``, the proof log every answered claim is appended to (a file or a
+    ``postgresql://`` URL, which several services may share) and its signing key; each
+    answer logged carries its record's ``log_seq``. While the log cannot be written the
+    service refuses claims (503), unless ``log_optional``: then it answers them unlogged.
+    Clients: ``api_keys`` maps key hashes to client names (None: no keys);
     ``client_concurrency`` requests in progress and ``rate_limit`` questions per second
     (0: none) per client, bursts of ``rate_burst``. Connections (used by :func:`serve`):
     ``header_timeout`` and ``body_timeout`` seconds to send a request's head and body,
@@ -111,6 +117,7 @@ class ServiceConfig:
     conflict_limit: int | None = None
     log_path: str | None = None
     key_path: str | None = None
+    log_optional: bool = False
     dedicated: bool = False
     workers: int = 1
     memory_limit: int = DEFAULT_MEMORY_LIMIT
@@ -157,12 +164,18 @@ class Adjudicator:
         self.pool = WorkerPool(config.workers + spare)
         self.queue = FairScheduler(config.workers, spare)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="battlejudge-log")
-        self.log: ProofLog | None = None
+        self.log: Any = None
+        self.keeps_log = bool(config.log_path)
         if config.log_path:
             from battlejudge.proofs.keys import load_private_key
 
-            key = load_private_key(config.key_path) if config.key_path else None
-            self.log = ProofLog(config.log_path, key)
+            self._key = load_private_key(config.key_path) if config.key_path else None
+            try:
+                self.log = open_store(config.log_path, self._key)
+            except StoreError as e:
+                if not config.log_optional:
+                    raise
+                _logger.warning("%s; answering claims unlogged until it is back", e)
 
     async def start(self) -> None:
         """Start every worker process now rather than on the first requests."""
@@ -187,17 +200,27 @@ class Adjudicator:
 
         return await self.queue.run(client, work)
 
-    async def record(self, proofs: list[tuple[bl.ProvedClaim, dict[str, Any]]]) -> None:
-        """Append answered claims to the proof log (when there is one) before answering."""
-        log = self.log
-        if log is None or not proofs:
-            return
+    async def record(self, proofs: list[tuple[bl.ProvedClaim, dict[str, Any]]]) -> list[int | None]:
+        """Append answered claims to the proof log (when there is one) before answering;
+        their records' seqs (None where unlogged). A log that cannot be written is a 503
+        :class:`ServiceError`, unless ``log_optional``: then the claims go unlogged."""
+        if not self.keeps_log or not proofs:
+            return [None] * len(proofs)
 
-        def write() -> None:
-            for p, context in proofs:
-                append_proved(log, p, **context)
+        def write() -> list[int | None]:
+            if self.log is None:  # it was down when the service started
+                assert self.config.log_path is not None
+                self.log = open_store(self.config.log_path, self._key)
+            return [append_proved(self.log, p, **context)["seq"] for p, context in proofs]
 
-        await asyncio.get_running_loop().run_in_executor(self.writer, write)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self.writer, write)
+        except StoreError as e:
+            if not self.config.log_optional:
+                why = f"the proof log cannot be written, so no claim is answered: {e}"
+                raise _bad(503, why) from None
+            _logger.warning("%s; this claim goes unlogged", e)
+            return [None] * len(proofs)
 
 
 # -- reading requests -----------------------------------------------------------------------
@@ -352,8 +375,8 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         request: Request, handler: Callable[[], Coroutine[Any, Any, Any]], watch: bool = False
     ) -> Response:
         """``handler``'s answer as JSON (a Response as it is); with ``watch`` the work
-        is cancelled if the client leaves (for batches: their jobs not yet started never
-        run; a single job is bounded by its own limits)."""
+        is cancelled if the client leaves: its jobs not yet started never run, and a
+        running one's worker is killed, so a client that gives up frees its cores."""
         try:
             if watch:
                 await request.body()  # read whole before the watch starts
@@ -415,14 +438,14 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                 body,
                 certificate,
                 cfg.conflict_limit,
-                j.log is not None,
+                j.keeps_log,
                 what="deciding the claim",
             )
             if p is not None:
-                await j.record([(p, {})])
+                data = _with_seq(data, (await j.record([(p, {})]))[0])
             return Response(data, status, media_type="application/json")
 
-        return await answer(request, handle)
+        return await answer(request, handle, watch=True)
 
     @app.post(
         "/v1/claims:batch",
@@ -471,7 +494,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                         item,
                         certificate,
                         cfg.conflict_limit,
-                        j.log is not None,
+                        j.keeps_log,
                         what=f"deciding question {i}",
                     )
                 except UndecidedError:
@@ -481,7 +504,11 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                 return p, result
 
             answers = await asyncio.gather(*(one(i, item) for i, item in enumerate(items)))
-            await j.record([(p, {}) for p, _ in answers if p is not None])
+            logged = [r for p, r in answers if p is not None]
+            seqs = await j.record([(p, {}) for p, _ in answers if p is not None])
+            for r, seq in zip(logged, seqs, strict=True):
+                if seq is not None:
+                    r["log_seq"] = seq
             return {"results": [r for _, r in answers]}
 
         return await answer(request, handle, watch=True)
@@ -505,7 +532,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             )
             return Response(data, status, media_type="application/json")
 
-        return await answer(request, handle)
+        return await answer(request, handle, watch=True)
 
     @app.post(
         "/v1/positions/claim",
@@ -536,17 +563,63 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                 body,
                 certificate,
                 cfg.conflict_limit,
-                j.log is not None,
+                j.keeps_log,
                 what="deciding the claim",
             )
             if p is not None:
-                await j.record([(p, context)])
+                data = _with_seq(data, (await j.record([(p, context)]))[0])
             return Response(data, status, media_type="application/json")
 
-        return await answer(request, handle)
+        return await answer(request, handle, watch=True)
+
+    @app.get("/v1/log/checkpoint", responses=_ERRORS, summary="The proof log's checkpoint")
+    async def log_checkpoint() -> Response:
+        """The latest signed checkpoint of the proof log: a C2SP signed note (text/plain):
+        origin, tree size, Merkle root, time, signature (docs/checkpoints.md)."""
+        from battlejudge.proofs.store import read_checkpoint
+
+        path = cfg.log_path
+        if path is None:
+            return _json_response(404, {"error": "this service keeps no proof log"})
+        try:
+            note = await asyncio.to_thread(read_checkpoint, path)
+        except (StoreError, OSError) as e:
+            return _json_response(503, {"error": f"the proof log cannot be read: {e}"})
+        if note is None:
+            return _json_response(404, {"error": "the proof log has no checkpoint yet"})
+        return Response(note, 200, media_type="text/plain; charset=utf-8")
+
+    @app.get("/v1/log/proof/{seq}", responses=_ERRORS, summary="An inclusion proof")
+    async def log_proof(seq: int) -> Response:
+        """The proof that record ``seq`` (the ``log_seq`` of an answer) is in the proof
+        log, as ``battlejudge log prove``: the record, its index, the audit path and the
+        signed checkpoint; check it with ``battlejudge log verify-inclusion``."""
+        from battlejudge.proofs.transparency import inclusion_proof
+
+        path = cfg.log_path
+        if path is None:
+            return _json_response(404, {"error": "this service keeps no proof log"})
+        try:
+            proof = await asyncio.to_thread(inclusion_proof, path, seq)
+        except StoreError as e:
+            return _json_response(503, {"error": f"the proof log cannot be read: {e}"})
+        except OSError as e:
+            return _json_response(503, {"error": f"the proof log cannot be read: {e.strerror}"})
+        except InputError as e:
+            return _json_response(404, {"error": str(e)})
+        return _json_response(200, proof)
 
     _add_file_schemas(app)
     return app
+
+
+def _with_seq(data: bytes, seq: int | None) -> bytes:
+    """The answer's JSON with the seq of its log record added (``log_seq``)."""
+    if seq is None:
+        return data
+    body = json.loads(data)
+    body["log_seq"] = seq
+    return json.dumps(body).encode()
 
 
 def _add_file_schemas(app: FastAPI) -> None:

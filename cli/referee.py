@@ -287,6 +287,12 @@ def bot(engine: str, budget: float, seed: int, name: str | None, verbose: bool) 
 )
 @click.option("--access-log", is_flag=True, help="Log every request (slower).")
 @log_options("every answered claim")
+@click.option(
+    "--log-optional",
+    is_flag=True,
+    help="While the --log cannot be written, answer claims unlogged (a warning each) "
+    "instead of refusing them (503).",
+)
 def serve(
     host: str,
     port: int,
@@ -306,10 +312,13 @@ def serve(
     access_log: bool,
     log_path: str | None,
     key: str | None,
+    log_optional: bool,
 ) -> None:
     """Serve certified claims over HTTP (JSON API; Swagger UI at /docs).
 
-    POST /v1/claims, /v1/claims:batch, /v1/verify, /v1/positions/claim; GET /healthz.
+    POST /v1/claims, /v1/claims:batch, /v1/verify, /v1/positions/claim; GET /healthz,
+    /v1/log/checkpoint, /v1/log/proof/SEQ. With --log, each answer logged carries its
+    record's log_seq; several services may share one postgresql:// log.
     Without --api-keys only a loopback --host is served, unless --insecure-no-auth.
     """
     from battlejudge.apps.api_keys import load_keys
@@ -325,13 +334,14 @@ def serve(
             "give --api-keys FILE (battlejudge api-keys add), or --insecure-no-auth to "
             "serve anyone who can connect"
         )
-    if log_path is not None:
+    if log_path is not None and not log_optional:
         open_log(log_path, key).close()  # a bad path or key is bad input now, not later
     config = ServiceConfig(
         time_limit=time_limit,
         conflict_limit=conflict_limit,
         log_path=log_path,
         key_path=key,
+        log_optional=log_optional,
         dedicated=True,
         workers=workers,
         memory_limit=memory_limit * 2**20,
