@@ -379,15 +379,40 @@ def _percentile(values: list[float], q: float) -> float:
     type=click.FloatRange(0.0, 0.9),
     help="Share of malformed requests in the second run.",
 )
+@click.option(
+    "--attack",
+    is_flag=True,
+    help="Instead: a victim asking single questions while attackers run (proof bombs, "
+    "batches, deep verifies, slow bodies, idle connections), against no attack.",
+)
+@click.option(
+    "--attack-seconds",
+    default=3.0,
+    show_default=True,
+    type=click.FloatRange(min=0.5),
+    help="Seconds of each --attack phase.",
+)
 @click.option("--json", "as_json", is_flag=True)
 def bench_serve(
-    n_requests: int, clients: int, workers: int, seed: int, malformed: float, as_json: bool
+    n_requests: int,
+    clients: int,
+    workers: int,
+    seed: int,
+    malformed: float,
+    attack: bool,
+    attack_seconds: float,
+    as_json: bool,
 ) -> None:
     """Certified claims over HTTP: `battlejudge serve` on loopback, a load generator in a
     separate process with CLIENTS concurrent keep-alive connections; claims/s and p50/p99
     latency, first with good requests only, then with a share of malformed ones (every
     answer checked against the in-process verdict), against the baseline of proving and
-    verifying the same questions in one process without HTTP."""
+    verifying the same questions in one process without HTTP. With --attack: the
+    victim's latency, errors and recovery under each attack of issue 15
+    (battlejudge.cli.serve_attack)."""
+    if attack:
+        _print_attack(workers, seed, attack_seconds, as_json)
+        return
     import json
     import multiprocessing
     import random
@@ -509,4 +534,131 @@ def bench_serve(
             f"{baseline:.0f} claims/s): {r['claims_per_s'] / baseline:.2f}x"
         )
     for name, ok in targets.items():
+        click.echo(f"  target {name}: {'met' if ok else 'MISSED'}")
+
+
+@bench.command("log")
+@click.option(
+    "--records",
+    default=400,
+    show_default=True,
+    type=click.IntRange(min=16),
+    help="Appends timed per backend and number of writers.",
+)
+@click.option(
+    "--writers",
+    default="1,4,16",
+    show_default=True,
+    help="Numbers of concurrent writer processes, comma-separated.",
+)
+@click.option(
+    "--pg-url",
+    default=None,
+    help="An empty PostgreSQL database to time (its log tables are made); by default a "
+    "temporary server is started with pgserver when it is installed.",
+)
+@click.option("--no-pg", is_flag=True, help="Time the file log only.")
+@click.option(
+    "--leaves",
+    default=1_000_000,
+    show_default=True,
+    type=click.IntRange(min=2),
+    help="Records in the tree the inclusion proofs are timed on.",
+)
+@click.option("--json", "as_json", is_flag=True)
+def bench_log(
+    records: int, writers: str, pg_url: str | None, no_pg: bool, leaves: int, as_json: bool
+) -> None:
+    """Appends/s to the file and PostgreSQL logs with concurrent writers (each append:
+    chain, Ed25519 signature, durable write, Merkle tree, signed checkpoint), against the
+    old chain-only append; and the size and verify time of an inclusion proof in a
+    LEAVES-record log, against hashing every record into the root."""
+    import tempfile
+
+    from battlejudge.proofs import bench_log as bl_bench
+
+    try:
+        counts = tuple(int(x) for x in writers.split(","))
+    except ValueError:
+        fail(f"--writers {writers!r}: give numbers separated by commas, e.g. 1,4,16")
+    if not counts or min(counts) < 1:
+        fail(f"--writers {writers!r}: each number of writers is at least 1")
+    server = None
+    note = ""
+    if pg_url is None and not no_pg:
+        try:
+            import pgserver
+        except ImportError:
+            note = "PostgreSQL not timed: pgserver is not installed (or give --pg-url)"
+        else:
+            folder = tempfile.mkdtemp(prefix="bench-log-pg-")
+            server = pgserver.get_server(folder, cleanup_mode="delete")  # type: ignore[attr-defined]
+            pg_url = server.get_uri()
+    try:
+        baseline = bl_bench.baseline_appends(records)
+        figures = bl_bench.append_rates(records, counts, None if no_pg else pg_url)
+    finally:
+        if server is not None:
+            server.cleanup()
+    proof = bl_bench.proof_figures(leaves)
+    if as_json:
+        emit_json(
+            {
+                "baseline": dataclasses.asdict(baseline) | {"per_s": baseline.per_second},
+                "appends": [dataclasses.asdict(f) | {"per_s": f.per_second} for f in figures],
+                "proof": dataclasses.asdict(proof),
+                "note": note,
+            }
+        )
+        return
+    click.echo(f"bench log: {records} appends of a certified claim per row (signed, fsync)")
+    click.echo(
+        f"  baseline: {baseline.backend}, 1 writer: {baseline.per_second:8.0f} appends/s "
+        "(no tree, no checkpoint)"
+    )
+    for f in figures:
+        click.echo(
+            f"  {f.backend:<10} {f.writers:>2} writer{'s' if f.writers > 1 else ' '}: "
+            f"{f.per_second:8.0f} appends/s  ({f.per_second / baseline.per_second:.2f}x the "
+            "baseline)"
+        )
+    if note:
+        click.echo(f"  {note}")
+    hashes = "-".join(str(n) for n in (proof.path_hashes[0], proof.path_hashes[-1]))
+    click.echo(
+        f"  inclusion proof in a {proof.leaves:,}-record log: {hashes} hashes "
+        f"({proof.proof_bytes} bytes of path), verified in {proof.verify_us:.1f} us "
+        f"(median); tree built in {proof.build_s:.2f} s"
+    )
+    click.echo(
+        f"    baseline (no proof: hash every record into the root): "
+        f"{proof.baseline_root_s * 1e3:.0f} ms; ratio "
+        f"{proof.baseline_root_s * 1e6 / proof.verify_us:,.0f}x"
+    )
+
+
+def _print_attack(workers: int, seed: int, seconds: float, as_json: bool) -> None:
+    from battlejudge.cli.serve_attack import run_attack
+
+    r = run_attack(workers, seed, seconds)
+    if as_json:
+        emit_json(r)
+        return
+    click.echo(
+        f"bench serve --attack: {workers} workers, {r['cores']} cores, {seconds:g} s per "
+        "phase; a victim asking single questions one at a time"
+    )
+    click.echo(
+        f"  {'phase':<18}{'requests':>9}{'errors':>8}{'p50 ms':>9}{'p99 ms':>9}"
+        f"{'req/s':>8}{'back after':>12}"
+    )
+    for p in r["phases"]:
+        back = "-" if p["recovery_s"] is None else f"{p['recovery_s']:.2f} s"
+        if p["name"] != "no attack" and p["recovery_s"] is None:
+            back = "> 2 s"
+        click.echo(
+            f"  {p['name']:<18}{p['requests']:>9}{p['errors']:>8}{p['p50_ms']:>9.1f}"
+            f"{p['p99_ms']:>9.1f}{p['per_s']:>8.0f}{back:>12}"
+        )
+    for name, ok in r["targets"].items():
         click.echo(f"  target {name}: {'met' if ok else 'MISSED'}")
