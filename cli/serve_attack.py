@@ -1,0 +1,358 @@
+"""``battlejudge bench serve --attack``: a victim asking single questions while hostile
+clients attack the service (issue 15's attacks), against the victim alone in the same run.
+
+One ``battlejudge serve`` on loopback with API keys (the victim and two attackers are
+clients of their own). The victim (a process of its own) asks single questions one after
+another on one keep-alive connection for the whole run, each answer checked against the
+verdict proved in this process; every request is timestamped on the system's monotonic
+clock, which all processes share. The attacks run one after another, each by two
+attacker processes started and stopped by this one:
+
+- ``proof bombs``: certificates whose DRAT proof is prefixed with 20,000 copies of one
+  of its own clauses, 16 connections per attacker;
+- ``batches``: 256 hard questions per request, 4 requests at a time per attacker;
+- ``deep verifies``: ``?deep=true`` checks of a certificate the brute-force oracle takes
+  over a second for, 4 at a time per attacker;
+- ``slow bodies``: 300 connections per attacker sending a request head and then one body
+  byte a second (a connection the server closes, after 429 or 408, is reopened a second
+  later);
+- ``idle connections``: 500 connections per attacker that send nothing (reopened when
+  the server closes them).
+
+Per phase: the victim's requests, p50 and p99 latency, errors (any answer other than
+the right 200) and requests per second; for each attack, the time from its end until
+the victim's throughput is back (the first 250 ms window with at least 80% of the
+baseline's rate).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import asdict, dataclass
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, Final
+
+ATTACKS: Final = ("proof bombs", "batches", "deep verifies", "slow bodies", "idle connections")
+RAMP: Final = 0.5
+"""Seconds an attack runs before the victim's figures count."""
+AFTER: Final = 2.0
+"""Seconds the victim goes on after an attack ends (the recovery window)."""
+WINDOW: Final = 0.25
+
+
+@dataclass
+class Phase:
+    """The victim's figures in one phase of the run."""
+
+    name: str
+    requests: int
+    errors: int
+    p50_ms: float
+    p99_ms: float
+    per_s: float
+    recovery_s: float | None = None
+    """Seconds from the attack's end until the victim's throughput was back (None:
+    not within the recovery window); 0.0 for the baseline."""
+
+
+# -- HTTP over raw asyncio streams (the client must be cheaper than the server) -------------
+def _request(path: str, key: str, body: bytes) -> bytes:
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode() + body
+
+
+async def _response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    status = int((await reader.readline()).split()[1])
+    length = 0
+    while True:
+        line = await reader.readline()
+        if line in (b"\r\n", b""):
+            break
+        name, _, value = line.decode("latin-1").partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    return status, await reader.readexactly(length)
+
+
+def _victim(
+    port: int, key: str, bodies: list[tuple[bytes, str]], stop: Any, conn: Connection
+) -> None:
+    """Ask the questions in turn on one connection until ``stop`` (an Event) is set;
+    send back ``[(start, latency, ok)]`` (``ok``: 200 with the expected verdict)."""
+
+    async def main() -> list[tuple[float, float, bool]]:
+        out: list[tuple[float, float, bool]] = []
+        reader = writer = None
+        i = 0
+        while not stop.is_set():
+            body, verdict = bodies[i % len(bodies)]
+            i += 1
+            start = time.monotonic()
+            ok = False
+            try:
+                if writer is None:
+                    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                assert reader is not None
+                writer.write(_request("/v1/claims", key, body))
+                await writer.drain()
+                status, payload = await asyncio.wait_for(_response(reader), 30)
+                ok = status == 200 and json.loads(payload).get("verdict") == verdict
+            except (OSError, asyncio.IncompleteReadError, TimeoutError, ValueError, IndexError):
+                if writer is not None:
+                    writer.close()
+                reader = writer = None
+            out.append((start, time.monotonic() - start, ok))
+        if writer is not None:
+            writer.close()
+        return out
+
+    conn.send(asyncio.run(main()))
+
+
+def _attacker(kind: str, port: int, key: str, payload: bytes, conn: Connection) -> None:
+    """Attack until killed; say ``started`` once the attack is under way."""
+
+    async def loop_requests(path: str, parallel: int) -> None:
+        async def one() -> None:
+            while True:
+                try:
+                    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                    while True:
+                        writer.write(_request(path, key, payload))
+                        await writer.drain()
+                        await _response(reader)
+                except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
+                    await asyncio.sleep(0.01)
+
+        await asyncio.gather(*(one() for _ in range(parallel)))
+
+    async def hold(count: int, head: bytes, trickle: bool) -> None:
+        async def one() -> None:
+            while True:
+                try:
+                    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                    writer.write(head)
+                    await writer.drain()
+                    while not reader.at_eof():
+                        if trickle:
+                            writer.write(b" ")
+                            await writer.drain()
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(reader.read(65536), 1.0)
+                    writer.close()
+                except (OSError, asyncio.IncompleteReadError):
+                    pass
+                # Reopen a closed connection after a second: this attack holds connections
+                # (a request flood is the rate limit's business, not measured here).
+                await asyncio.sleep(1.0 if trickle else 0.05)
+
+        await asyncio.gather(*(one() for _ in range(count)))
+
+    async def main() -> None:
+        if kind == "proof bombs":
+            task = loop_requests("/v1/verify", 16)
+        elif kind == "batches":
+            task = loop_requests("/v1/claims:batch", 4)
+        elif kind == "deep verifies":
+            task = loop_requests("/v1/verify?deep=true", 4)
+        elif kind == "slow bodies":
+            head = _request("/v1/claims", key, b"")
+            head = head.replace(b"Content-Length: 0", b"Content-Length: 100000")
+            task = hold(300, head, trickle=True)
+        else:
+            task = hold(500, b"", trickle=False)
+        running = asyncio.ensure_future(task)
+        await asyncio.sleep(0.2)  # connections open, requests on their way
+        conn.send("started")
+        await running
+
+    asyncio.run(main())
+
+
+# -- the payloads ---------------------------------------------------------------------------
+def _payloads(seed: int) -> dict[str, bytes]:
+    from battlejudge.proofs.battleline.certificate import to_file_model
+    from battlejudge.solver import battleline as bl
+    from battlejudge.solver.battleline.bench import hard_suite
+    from battlejudge.solver.battleline.encode import sha256
+
+    cert = bl.prove(bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10")).certificate
+    assert cert.cnf is not None and cert.proof is not None
+    clause = next(x for x in cert.cnf.splitlines() if x and x[0] not in "cp")
+    proof = (clause + "\n") * 20_000 + cert.proof
+    bomb = bl.Certificate(**{**cert.__dict__, "proof": proof, "proof_sha256": sha256(proof)})
+    slow = bl.prove(bl.ClaimQuestion(mine="R10 R9 R8 R7", mud=True)).certificate
+    hard = [q.to_json() for _, q in hard_suite(seed, 64)]
+    return {
+        "proof bombs": to_file_model(bomb).model_dump_json().encode(),
+        "batches": json.dumps({"questions": (hard * 4)[:256]}).encode(),
+        "deep verifies": to_file_model(slow).model_dump_json().encode(),
+        "slow bodies": b"",
+        "idle connections": b"",
+    }
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+
+def _phase(name: str, log: list[tuple[float, float, bool]], start: float, end: float) -> Phase:
+    inside = [(t, lat, ok) for t, lat, ok in log if start <= t < end]
+    latencies = [lat for _, lat, _ in inside]
+    return Phase(
+        name,
+        len(inside),
+        sum(1 for *_, ok in inside if not ok),
+        _percentile(latencies, 0.50) * 1e3,
+        _percentile(latencies, 0.99) * 1e3,
+        len(inside) / (end - start),
+    )
+
+
+def _recovery(log: list[tuple[float, float, bool]], end: float, rate: float) -> float | None:
+    """Seconds from ``end`` to the first window with 80% of ``rate`` good answers."""
+    done = sorted(t + lat for t, lat, ok in log if ok and t + lat >= end)
+    need = 0.8 * rate * WINDOW
+    t = end
+    while t + WINDOW <= end + AFTER:
+        if sum(1 for d in done if t <= d < t + WINDOW) >= need:
+            return t - end
+        t += 0.05
+    return None
+
+
+def run_attack(workers: int, seed: int, seconds: float) -> dict[str, Any]:
+    """The whole run (see the module): the server, the victim, the attacks in turn."""
+    from battlejudge.apps.api_keys import add_key
+    from battlejudge.solver import battleline as bl
+
+    payloads = _payloads(seed)
+    questions = [
+        bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10"),
+        bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7"),
+        bl.ClaimQuestion(mine="Y9 Y8 Y7", theirs="G3 G4"),
+        bl.ClaimQuestion(mine="B10 G10 P10", theirs="R2"),
+    ]
+    victim_bodies: list[tuple[bytes, str]] = [
+        (json.dumps(q.to_json()).encode(), str(bl.decide(q).status)) for q in questions
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        keys_file = Path(tmp) / "keys"
+        keys = {c: add_key(keys_file, c) for c in ("victim", "attacker-1", "attacker-2")}
+        port = _free_port()
+        server = subprocess.Popen(
+            [
+                *(sys.executable, "-c", "from battlejudge.cli.main import main; main()"),
+                *("serve", "--port", str(port), "--workers", str(workers)),
+                *("--api-keys", str(keys_file)),
+            ],
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            _wait_until_up(port, server)
+            return _timeline(port, keys, payloads, victim_bodies, seconds, workers)
+        finally:
+            server.terminate()
+            try:
+                server.wait(30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _wait_until_up(port: int, server: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                return
+        except OSError:
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise RuntimeError("the server did not start") from None
+            time.sleep(0.1)
+
+
+def _timeline(
+    port: int,
+    keys: dict[str, str],
+    payloads: dict[str, bytes],
+    victim_bodies: list[tuple[bytes, str]],
+    seconds: float,
+    workers: int,
+) -> dict[str, Any]:
+    ctx = multiprocessing.get_context("spawn")
+    stop = ctx.Event()
+    here, there = ctx.Pipe()
+    victim = ctx.Process(target=_victim, args=(port, keys["victim"], victim_bodies, stop, there))
+    victim.start()
+    # The victim alone first (after its process has started and warmed up): the baseline.
+    time.sleep(3.0)
+    base_start = time.monotonic()
+    time.sleep(seconds)
+    base_end = time.monotonic()
+    windows: list[tuple[str, float, float]] = []
+    for kind in ATTACKS:
+        procs, pipes = [], []
+        for who in ("attacker-1", "attacker-2"):
+            a, b = ctx.Pipe()
+            p = ctx.Process(target=_attacker, args=(kind, port, keys[who], payloads[kind], b))
+            p.start()
+            procs.append(p)
+            pipes.append(a)
+        for a in pipes:
+            a.recv()  # under way
+        start = time.monotonic() + RAMP
+        time.sleep(RAMP + seconds)
+        for p in procs:
+            p.kill()
+        for p in procs:
+            p.join()
+        end = time.monotonic()
+        windows.append((kind, start, end))
+        time.sleep(AFTER)
+    stop.set()
+    log: list[tuple[float, float, bool]] = here.recv()
+    victim.join()
+    baseline = _phase("no attack", log, base_start, base_end)
+    baseline.recovery_s = 0.0
+    phases = [baseline]
+    for kind, start, end in windows:
+        phase = _phase(kind, log, start, end)
+        phase.recovery_s = _recovery(log, end, baseline.per_s)
+        phases.append(phase)
+    targets = {
+        f"{p.name}: 0 errors, p99 < 100 ms, throughput back within 1 s": (
+            p.errors == 0 and p.p99_ms < 100 and p.recovery_s is not None and p.recovery_s <= 1
+        )
+        for p in phases[1:]
+    }
+    return {
+        "workers": workers,
+        "seconds": seconds,
+        "cores": os.cpu_count(),
+        "phases": [asdict(p) for p in phases],
+        "targets": targets,
+    }
