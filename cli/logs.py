@@ -29,6 +29,13 @@ PROGRESS_MIN = 50
 """Logs with at least this many records get a progress bar (when stderr is a terminal)."""
 
 
+def _shown(log: str) -> str:
+    """The log as printed: a URL without its password."""
+    from battlejudge.proofs.store import redact
+
+    return redact(log)
+
+
 def audit_report(
     log: str,
     *,
@@ -89,6 +96,7 @@ def print_report(
     Signatures are only checked with a public key; without one the report says plainly
     that they were not, and ``require_signatures`` makes that a failure (exit 1)."""
     ok = report.ok and (report.signatures_checked or not require_signatures)
+    log = _shown(log)
     if as_json:
         out = report.to_json()
         out["ok"] = ok
@@ -240,7 +248,7 @@ def log_group() -> None:
 
 
 @log_group.command("repair")
-@click.argument("log", type=click.Path(exists=True, dir_okay=False))
+@click.argument("log", metavar="LOG")
 @click.option(
     "--key",
     type=click.Path(exists=True, dir_okay=False),
@@ -260,7 +268,12 @@ def log_repair(log: str, key: str | None, as_json: bool) -> None:
     repaired (the reason is printed).
     """
     from battlejudge.proofs.repair import repair_log
+    from battlejudge.proofs.store import is_url
 
+    if is_url(log):
+        fail(f"{_shown(log)}: log repair mends file logs (a database log has no torn lines)")
+    if not Path(log).is_file():
+        fail(f"{log}: no such log file")
     done = repair_log(log, load_private_key(key) if key else None)
     if as_json:
         emit_json({"repaired": done is not None, **(done.to_json() if done else {})})
@@ -317,7 +330,7 @@ def log_checkpoint(log: str, write: bool, key: str | None, as_json: bool) -> Non
         raise click.UsageError("--key goes with --write")
     if write:
         if not is_url(log) and not Path(log).is_file():
-            fail(f"{log}: no such log")
+            fail(f"{_shown(log)}: no such log")
         store = open_store(log, load_private_key(key) if key else None)
         try:
             note = store.write_checkpoint()
@@ -326,10 +339,13 @@ def log_checkpoint(log: str, write: bool, key: str | None, as_json: bool) -> Non
     else:
         found = read_checkpoint(log)
         if found is None:
-            fail(f"{log}: no checkpoint yet: battlejudge log checkpoint LOG --write --key KEY")
+            fail(
+                f"{_shown(log)}: no checkpoint yet: battlejudge log checkpoint LOG --write "
+                "--key KEY"
+            )
         note = found
     if as_json:
-        head = parse_checkpoint(note, f"{log} checkpoint").checkpoint
+        head = parse_checkpoint(note, f"{_shown(log)} checkpoint").checkpoint
         emit_json({**head.to_json(), "note": note})
     else:
         click.echo(note, nl=False)
