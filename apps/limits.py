@@ -32,7 +32,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from battlejudge.apps.api_keys import lookup
 
-__all__ = ["CLIENT_KEY", "ClientLimits", "Guard", "guarded_h11", "send_json"]
+__all__ = ["CLIENT_KEY", "BodyAbort", "ClientLimits", "Guard", "guarded_h11", "send_json"]
 
 log = logging.getLogger(__name__)
 
@@ -143,15 +143,20 @@ class ClientLimits:
 
 
 # -- the middleware -----------------------------------------------------------------------
-class _TooLarge(Exception):
+class BodyAbort(Exception):
+    """Reading the body stopped (too large, too slow, the client left): the Guard
+    answers it, so whatever is between them must let it through."""
+
+
+class _TooLarge(BodyAbort):
     pass
 
 
-class _TooSlow(Exception):
+class _TooSlow(BodyAbort):
     pass
 
 
-class _Gone(Exception):
+class _Gone(BodyAbort):
     """The client left before its body was complete."""
 
 

@@ -60,7 +60,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from battlejudge.apps import jobs
-from battlejudge.apps.limits import CLIENT_KEY, ClientLimits, Guard, guarded_h11
+from battlejudge.apps.limits import CLIENT_KEY, BodyAbort, ClientLimits, Guard, guarded_h11
 from battlejudge.apps.scheduler import FairScheduler
 from battlejudge.apps.workers import WorkerPool
 from battlejudge.engines.battleline.position import PositionFile
@@ -389,6 +389,11 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             return _json_response(503, _undecided(e).body)
         except BattlejudgeError as e:  # a worker that died: no verdict, and not the client's fault
             return _json_response(503, _undecided(e).body)
+        except BodyAbort:
+            raise  # the Guard answers it
+        except Exception as e:  # a bug: still JSON, and logged with its traceback
+            _logger.exception("internal error on %s", request.url.path)
+            return _json_response(500, {"error": f"internal error: {type(e).__name__}"})
         if out is None:  # the client left: nobody to answer
             return Response(status_code=499)
         if isinstance(out, Response):

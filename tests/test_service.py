@@ -376,3 +376,40 @@ def test_bench_serve_runs_and_checks_every_answer() -> None:
         assert run["malformed_rejected"] == run["malformed"]
         assert run["good"] + run["malformed"] == run["requests"]
     assert data["baseline_claims_per_s"] > 0
+
+
+def test_api_keys_add_prints_the_key_once_and_stores_its_hash(tmp_path: Path) -> None:
+    from battlejudge.apps.api_keys import hash_key, load_keys, lookup
+
+    path = tmp_path / "keys.txt"
+    r = CliRunner().invoke(cli, ["api-keys", "add", str(path), "--client", "alice", "--json"])
+    assert r.exit_code == 0, r.output
+    key = json.loads(r.stdout)["key"]
+    assert key.startswith("bj_") and key not in path.read_text()
+    assert f"alice sha256:{hash_key(key)}" in path.read_text()
+    assert path.stat().st_mode & 0o777 == 0o600
+    r = CliRunner().invoke(cli, ["api-keys", "add", str(path), "--client", "bob"])
+    second = r.stdout.strip()
+    keys = load_keys(path)
+    assert lookup(keys, key) == "alice" and lookup(keys, second) == "bob"
+    assert lookup(keys, key + "x") is None
+    r = CliRunner().invoke(cli, ["api-keys", "add", str(path), "--client", "no spaces"])
+    assert r.exit_code == 2 and "bad client name" in r.output
+
+
+def test_bench_serve_attack_runs_every_attack() -> None:
+    args = ["bench", "serve", "--attack", "--attack-seconds", "0.5", "--workers", "1", "--json"]
+    r = subprocess.run([*MAIN, *args], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    names = [p["name"] for p in data["phases"]]
+    assert names == [
+        "no attack",
+        "proof bombs",
+        "batches",
+        "deep verifies",
+        "slow bodies",
+        "idle connections",
+    ]
+    assert data["phases"][0]["requests"] > 0
+    assert len(data["targets"]) == 5
