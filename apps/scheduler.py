@@ -36,7 +36,7 @@ T = TypeVar("T")
 @dataclass
 class _Job:
     client: str
-    work: Callable[[], Coroutine[Any, Any, Any]]
+    work: Callable[[bool], Coroutine[Any, Any, Any]]
     future: asyncio.Future[Any]
 
 
@@ -67,9 +67,11 @@ class FairScheduler:
         """Jobs queued and not started."""
         return sum(len(c.waiting) for c in self._clients.values())
 
-    async def run(self, client: str, work: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    async def run(self, client: str, work: Callable[[bool], Coroutine[Any, Any, T]]) -> T:
         """Queue ``work`` for ``client``; its result or exception once it has run in
-        its turn. Cancelling the caller drops the job, or cancels it if it started."""
+        its turn. ``work`` is called with True when the client already had a job running
+        as it started (the caller may run such a job at a lower priority). Cancelling
+        the caller drops the job, or cancels it if it started."""
         loop = asyncio.get_running_loop()
         job = _Job(client, work, loop.create_future())
         state = self._clients.setdefault(client, _Client())
@@ -107,9 +109,10 @@ class FairScheduler:
             self._start(job, state)
 
     def _start(self, job: _Job, state: _Client) -> None:
+        busy = state.running > 0
         state.running += 1
         self.running += 1
-        task: asyncio.Task[Any] = job.future.get_loop().create_task(job.work())
+        task: asyncio.Task[Any] = job.future.get_loop().create_task(job.work(busy))
         self._tasks.add(task)
 
         def finished(t: asyncio.Task[Any]) -> None:

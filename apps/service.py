@@ -79,6 +79,8 @@ from battlejudge.solver.json_input import parse_json
 MAX_BODY: Final = 1 << 20
 """Largest request body accepted (1 MiB); larger ones get 413."""
 MAX_BATCH: Final = 256
+BULK_NICE: Final = 10
+"""The priority (nice) of the workers that run a client's second and later jobs."""
 BIG_BODY: Final = 64 * 1024
 """Bodies larger than this are parsed off the event loop."""
 SWAGGER_UI: Final = Path(__file__).parent / "static" / "swagger-ui"
@@ -161,7 +163,11 @@ class Adjudicator:
     def __init__(self, config: ServiceConfig) -> None:
         self.config = config
         spare = config.workers
+        # A client's sole running job gets a worker at normal priority; the jobs of a
+        # client that already has one running get nice-10 workers: when the cores are
+        # busy, a client asking one question goes before another client's bulk.
         self.pool = WorkerPool(config.workers + spare)
+        self.bulk = WorkerPool(config.workers, nice=BULK_NICE)
         self.queue = FairScheduler(config.workers, spare)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="battlejudge-log")
         self.log: Any = None
@@ -179,11 +185,12 @@ class Adjudicator:
 
     async def start(self) -> None:
         """Start every worker process now rather than on the first requests."""
-        await self.pool.start()
+        await asyncio.gather(self.pool.start(), self.bulk.start())
 
     def close(self) -> None:
         self.queue.close()
         self.pool.close()
+        self.bulk.close()
         self.writer.shutdown(wait=True)
         if self.log is not None:
             self.log.close()
@@ -193,8 +200,8 @@ class Adjudicator:
         worker, within the time and memory limits (:class:`UndecidedError` past them)."""
         cfg = self.config
 
-        async def work() -> T:
-            return await self.pool.run(
+        async def work(busy: bool) -> T:
+            return await (self.bulk if busy else self.pool).run(
                 fn, *args, time_limit=cfg.time_limit, memory_limit=cfg.memory_limit, what=what
             )
 

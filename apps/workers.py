@@ -16,8 +16,10 @@ started in its place; a job that runs out of memory raises
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
@@ -36,10 +38,22 @@ PRELOAD: Final = ["battlejudge.apps.jobs"]
 """Imported once by the forkserver, so a new worker starts with the solver loaded."""
 
 
+DEMOTE_AFTER: Final = 0.05
+"""Seconds a job runs before its worker's priority is lowered (see :class:`WorkerPool`)."""
+DEMOTED_NICE: Final = 10
+
+
 @dataclass
 class _Worker:
     process: BaseProcess
     conn: Connection
+    demoted: bool = False
+
+    def demote(self) -> None:
+        """Lower the worker's CPU priority (nice 10): the job it runs is a long one."""
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, self.process.pid or 0, DEMOTED_NICE)
+            self.demoted = True
 
     def kill(self) -> None:
         """SIGKILL now (the core is free at once); reaped by :meth:`reap`."""
@@ -54,12 +68,22 @@ class _Worker:
 class WorkerPool:
     """Up to ``size`` worker processes, forked from multiprocessing's forkserver (the
     service runs threads, which forking itself would not be safe with). Use from one
-    event loop; at most ``size`` jobs may run at once (the caller's queue sees to it)."""
+    event loop; at most ``size`` jobs may run at once (the caller's queue sees to it).
 
-    def __init__(self, size: int) -> None:
+    Long jobs yield to short ones: a job still running after :data:`DEMOTE_AFTER`
+    seconds (a deep verify, a hard proof; a question takes a few milliseconds) has its
+    worker's priority lowered to nice 10, so when the cores are busy the operating
+    system runs other clients' short jobs first. A process may not raise its priority
+    again, so that worker is retired after the job and a fresh one takes its place.
+    With ``nice`` > 0 every worker runs at that priority from the start (and is never
+    demoted): the service's pool for the jobs of clients that already have one running.
+    """
+
+    def __init__(self, size: int, nice: int = 0) -> None:
         if size < 1:
             raise ValueError(f"a worker pool needs at least 1 worker, got {size}")
         self.size = size
+        self.nice = nice
         self._ctx = multiprocessing.get_context("forkserver")
         self._ctx.set_forkserver_preload(PRELOAD)
         self._idle: list[_Worker] = []
@@ -77,7 +101,11 @@ class WorkerPool:
         )
         process.start()
         child.close()
-        return _Worker(process, parent)
+        worker = _Worker(process, parent)
+        if self.nice > 0:
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, process.pid or 0, self.nice)
+        return worker
 
     async def _take(self) -> _Worker:
         while self._idle:
@@ -101,11 +129,12 @@ class WorkerPool:
         fresh = await asyncio.gather(*(asyncio.to_thread(self._spawn) for _ in range(missing)))
         self._idle.extend(fresh)
 
-    def _discard(self, worker: _Worker) -> None:
-        """Kill a worker whose job went wrong and start its replacement in the
-        background, so the next job does not wait for a process to start."""
+    def _discard(self, worker: _Worker, killed: bool = True) -> None:
+        """Kill a worker whose job went wrong (or a demoted one: ``killed`` False) and
+        start its replacement in the background, so the next job does not wait for a
+        process to start."""
         worker.kill()
-        self.killed += 1
+        self.killed += killed
         self._live -= 1
         loop = asyncio.get_running_loop()
 
@@ -147,6 +176,7 @@ class WorkerPool:
                 ready.set_result(None)
 
         loop.add_reader(fd, readable)
+        demotion = loop.call_later(DEMOTE_AFTER, worker.demote if self.nice == 0 else _nothing)
         keep = False
         try:
             worker.conn.send((fn, args, memory_limit))
@@ -171,10 +201,11 @@ class WorkerPool:
             result: R = value
             return result
         finally:
-            if keep and not self._closed:
+            demotion.cancel()
+            if keep and not self._closed and not worker.demoted:
                 self._idle.append(worker)
             else:
-                self._discard(worker)
+                self._discard(worker, killed=not keep)
 
     def close(self) -> None:
         """Kill every idle worker and reap it; later calls fail."""
@@ -183,6 +214,10 @@ class WorkerPool:
         for worker in idle:
             worker.kill()
             worker.reap()
+
+
+def _nothing() -> None:
+    pass
 
 
 def _log_failure(task: asyncio.Task[None]) -> None:

@@ -375,11 +375,22 @@ def test_a_batch_counts_each_question_for_the_rate(strict: Served) -> None:
 
 def test_a_check_past_the_time_limit_is_killed(strict: Served) -> None:
     cert = _certificate(strict, SLOW_DEEP)
-    before = set(_tagged(strict.tag))
+    # A worker whose job ran long is replaced after it: wait until none is starting.
+    before, deadline = set(_tagged(strict.tag)), time.monotonic() + 30
+    while time.monotonic() < deadline:
+        time.sleep(0.3)
+        now = set(_tagged(strict.tag))
+        if now == before:
+            break
+        before = now
     with strict.client("erin") as c:
         r = c.post("/v1/verify", params={"deep": "true"}, json=cert)
         assert r.status_code == 503 and r.json()["verdict"] == "undecided"
         assert "time limit (0.25 s)" in r.json()["error"]
-        # The worker that ran it was killed before the answer was sent.
+        # The worker that ran it was sent SIGKILL before the answer (it is gone as soon
+        # as the kernel has run its exit: the wait is bounded, not timed).
+        deadline = time.monotonic() + 10
+        while not before - set(_tagged(strict.tag)) and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert before - set(_tagged(strict.tag)), "no worker was killed"
         assert c.post("/v1/claims", json=VALID).status_code == 200  # on a fresh worker
