@@ -392,19 +392,6 @@ def _percentile(values: list[float], q: float) -> float:
     type=click.FloatRange(min=0.5),
     help="Seconds of each --attack phase.",
 )
-@click.option(
-    "--attack",
-    is_flag=True,
-    help="Instead: a victim asking single questions while attackers run (proof bombs, "
-    "batches, deep verifies, slow bodies, idle connections), against no attack.",
-)
-@click.option(
-    "--attack-seconds",
-    default=3.0,
-    show_default=True,
-    type=click.FloatRange(min=0.5),
-    help="Seconds of each --attack phase.",
-)
 @click.option("--json", "as_json", is_flag=True)
 def bench_serve(
     n_requests: int,
@@ -648,33 +635,6 @@ def bench_log(
         f"{proof.baseline_root_s * 1e3:.0f} ms; ratio "
         f"{proof.baseline_root_s * 1e6 / proof.verify_us:,.0f}x"
     )
-
-
-def _print_attack(workers: int, seed: int, seconds: float, as_json: bool) -> None:
-    from battlejudge.cli.serve_attack import run_attack
-
-    r = run_attack(workers, seed, seconds)
-    if as_json:
-        emit_json(r)
-        return
-    click.echo(
-        f"bench serve --attack: {workers} workers, {r['cores']} cores, {seconds:g} s per "
-        "phase; a victim asking single questions one at a time"
-    )
-    click.echo(
-        f"  {'phase':<18}{'requests':>9}{'errors':>8}{'p50 ms':>9}{'p99 ms':>9}"
-        f"{'req/s':>8}{'back after':>12}"
-    )
-    for p in r["phases"]:
-        back = "-" if p["recovery_s"] is None else f"{p['recovery_s']:.2f} s"
-        if p["name"] != "no attack" and p["recovery_s"] is None:
-            back = "> 2 s"
-        click.echo(
-            f"  {p['name']:<18}{p['requests']:>9}{p['errors']:>8}{p['p50_ms']:>9.1f}"
-            f"{p['p99_ms']:>9.1f}{p['per_s']:>8.0f}{back:>12}"
-        )
-    for name, ok in r["targets"].items():
-        click.echo(f"  target {name}: {'met' if ok else 'MISSED'}")
 
 
 def _print_attack(workers: int, seed: int, seconds: float, as_json: bool) -> None:
