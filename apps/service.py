@@ -30,10 +30,12 @@ limit ran out, never a verdict.
 
 Where the work runs (:mod:`.scheduler`): every question and every certificate check is a
 job of the client that asked (a batch is one job per question) in a fair queue, round
-robin across clients, run in a worker process of a
-:class:`~battlejudge.proofs.budget.BudgetPool` that is killed when the job's time limit
-or memory budget runs out (its core is free at once; a fresh worker takes its place).
-A client is its API key's name, or its address without keys. With a proof log every
+robin across clients, run in a worker process (:mod:`.workers`, the worker loop of
+:mod:`battlejudge.proofs.budget`) that is killed when the job's time limit or memory
+budget runs out, or when its client leaves (its core is free at once; a fresh worker
+takes its place). A client's sole running job runs at normal priority, its other jobs
+and any job past 50 ms at nice 10, so a client asking one question goes first when the
+cores are busy. A client is its API key's name, or its address without keys. With a proof log every
 answered claim is appended by one log writer thread before the answer is sent. The
 connection and per-client limits are in :mod:`.limits`.
 """
@@ -658,9 +660,9 @@ def _add_file_schemas(app: FastAPI) -> None:
 # -- running ------------------------------------------------------------------------------
 def tune_for_serving() -> None:
     """Settings for a process that does nothing but serve (``battlejudge serve``, once
-    the app has started; not applied when the app is embedded elsewhere). The job
-    threads run Python (pickling) while the event loop reads requests: at the default
-    5 ms switch interval the loop would wait that long for the GIL. Long-lived objects
+    the app has started; not applied when the app is embedded elsewhere). The log
+    writer and body-parsing threads run Python while the event loop reads requests: at
+    the default 5 ms switch interval the loop would wait that long for the GIL. Long-lived objects
     (the app, the caches) are frozen out of garbage collection and collections made
     rarer, which shortens the latency tail."""
     sys.setswitchinterval(0.0005)
