@@ -68,7 +68,7 @@ def bot_options(f: F) -> F:
     f = click.option(
         "--iterations",
         default=None,
-        type=click.IntRange(min=1),
+        type=int,
         help="Bots that search: evaluations per move instead of --budget (exactly reproducible).",
     )(f)
     return click.option(
@@ -83,6 +83,8 @@ def bot_settings(budget: float | None, iterations: int | None) -> dict[str, Any]
     """The bot options as the bots' constructors name them; bad values are bad input."""
     if budget is not None and budget <= 0:
         raise InputError(f"--budget must be more than 0 seconds, got {budget}")
+    if iterations is not None and iterations < 1:
+        raise InputError(f"--iterations must be at least 1, got {iterations}")
     return {"budget_s": budget, "iterations": iterations}
 
 

@@ -201,7 +201,7 @@ def test_show_draws_positions_and_records() -> None:
 
 
 def test_match_scoring_and_the_winner_starts_the_next_game() -> None:
-    # RULINGS.md 15: winner 5 points, loser 1 per flag held; the winner starts the next game.
+    # docs/rulings.md 15: winner 5 points, loser 1 per flag held; the winner starts the next game.
     from battlejudge.engines.battleline.match import Match
 
     match = Match()

@@ -1,7 +1,7 @@
 """A stateful Hypothesis machine over the Battle Line engine: it plays random legal actions
 (any player, chance included) and checks after each step that every claim the engine
 offers is one the brute-force oracle agrees is claimable, and that the record printed so
-far round-trips. Rules: Flags; RULINGS.md 5-7, 16."""
+far round-trips. Rules: Flags; docs/rulings.md 5-7, 16."""
 
 from __future__ import annotations
 

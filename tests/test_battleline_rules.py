@@ -1,7 +1,7 @@
 """Rule scenarios for the Battle Line engine: every tactic and every ruling.
 
 Sources: the rulebook (shared/seeds/000_0870e4ed0b9070e4.txt: Troop Cards, Flags,
-Tactics Cards, Game End, Advanced Rule) and shared/RULINGS.md, Battle Line rulings
+Tactics Cards, Game End, Advanced Rule) and docs/rulings.md, Battle Line rulings
 1-16. Each test cites the rule it checks. Positions are built with
 ``battleline_helpers.build`` (flags 1-9 as in the notation; every undealt card lies in
 a known deck order, so no chance node is involved).
@@ -56,7 +56,7 @@ WEAK_SOUTH = "Y2 G5 B9"
 
 def test_alexander_is_a_wild_leader() -> None:
     # Rulebook, Tactics Cards (Leader): any color and value, chosen when the flag is
-    # resolved; RULINGS.md 2: each side takes its best formation.
+    # resolved; docs/rulings.md 2: each side takes its best formation.
     s = build(
         {1: {"north": "R9:1 R10:3", "south": "Y10:2 G10:4 P10:6"}},
         hands={"north": "alexander R1 R2 O1 O2 Y1 Y3", "south": "B1 B2 B3 B4 B5 B6 B7"},
@@ -76,7 +76,7 @@ def test_alexander_is_a_wild_leader() -> None:
 
 
 def test_darius_is_a_wild_leader() -> None:
-    # Rulebook, Tactics Cards (Leader); RULINGS.md 2. Darius completes a Phalanx of 7s
+    # Rulebook, Tactics Cards (Leader); docs/rulings.md 2. Darius completes a Phalanx of 7s
     # (21), which beats South's complete Battalion Order (B9 B8 B2 = 19).
     s = build(
         {2: {"north": "Y7:1 G7:3", "south": "B9:2 B8:4 B2:6"}},
@@ -90,7 +90,7 @@ def test_darius_is_a_wild_leader() -> None:
 
 
 def test_formation_ranks_sums_and_no_wrap_around() -> None:
-    # RULINGS.md 1 and rulebook (Formations): Wedge > Phalanx > Battalion Order >
+    # docs/rulings.md 1 and rulebook (Formations): Wedge > Phalanx > Battalion Order >
     # Skirmish Line > Host; same category: higher sum; 9-10-1 is no run.
     s = build(
         {
@@ -110,7 +110,7 @@ def test_formation_ranks_sums_and_no_wrap_around() -> None:
 
 
 def test_wild_cards_may_copy_visible_troops() -> None:
-    # RULINGS.md 2: each side takes its best formation independently, and a wild card
+    # docs/rulings.md 2: each side takes its best formation independently, and a wild card
     # may take the identity of a troop visible elsewhere (R8 lies at flag 2, R10 at flag
     # 1): Alexander as R8 gives Wedge 27; Darius as a 10 gives South's Phalanx 30.
     s = build(
@@ -129,7 +129,7 @@ def test_wild_cards_may_copy_visible_troops() -> None:
 
 
 def test_second_leader_stays_in_hand() -> None:
-    # RULINGS.md 3 and rulebook (Leader): one Leader per player on the whole line; a
+    # docs/rulings.md 3 and rulebook (Leader): one Leader per player on the whole line; a
     # second Leader "remains unplayable in the player's hand until the end of the game".
     s = build(
         hands={
@@ -155,7 +155,7 @@ def test_second_leader_stays_in_hand() -> None:
 
 
 def test_second_leader_unplayable_in_a_position_with_the_first_discarded() -> None:
-    # RULINGS.md 3 and rulebook (Leader): the second Leader stays unplayable "until the
+    # docs/rulings.md 3 and rulebook (Leader): the second Leader stays unplayable "until the
     # end of the game". A position whose North discard pile holds Alexander (deserted or
     # redeployed away: a Leader only reaches its owner's pile once played) must not let
     # North play Darius, as the same game played move by move does not.
@@ -219,7 +219,7 @@ def test_shield_bearers_value_at_most_three_in_a_slot() -> None:
 
 
 def test_fog_decides_by_sum_only() -> None:
-    # Rulebook (Fog) and RULINGS.md 8: with Fog only the total counts. North's Wedge
+    # Rulebook (Fog) and docs/rulings.md 8: with Fog only the total counts. North's Wedge
     # R1-R3 (6) beats South's Host 29, until South plays Fog at that complete flag.
     s = build(
         {1: {"north": "R1:2 R2:4 R3:6", "south": "P10:1 Y10:3 G9:5"}},
@@ -238,7 +238,7 @@ def test_fog_decides_by_sum_only() -> None:
 
 
 def test_mud_on_a_full_flag_needs_four_cards() -> None:
-    # Rulebook (Mud); RULINGS.md 4 and 8: Mud may go to any unclaimed flag, even one with
+    # Rulebook (Mud); docs/rulings.md 4 and 8: Mud may go to any unclaimed flag, even one with
     # complete 3-card formations, which then become incomplete.
     s = build(
         {1: {"north": "R8:1 R9:3 R10:5", "south": WEAK_SOUTH}},
@@ -263,7 +263,7 @@ def test_mud_on_a_full_flag_needs_four_cards() -> None:
 
 
 def test_fog_and_mud_together_compare_four_card_sums() -> None:
-    # RULINGS.md 8: Fog and Mud together: 4-card sums. North's Wedge R1-R4 (10) loses to
+    # docs/rulings.md 8: Fog and Mud together: 4-card sums. North's Wedge R1-R4 (10) loses to
     # South's four-card total 21 (a Host without Fog).
     s = build(
         {
@@ -283,7 +283,7 @@ def test_fog_and_mud_together_compare_four_card_sums() -> None:
 
 
 def test_scout_draws_three_returns_two_on_top() -> None:
-    # Rulebook (Scout); RULINGS.md 13: draw three in total from one or both decks, then
+    # Rulebook (Scout); docs/rulings.md 13: draw three in total from one or both decks, then
     # put two cards from the hand back on top of their decks; the next draw from that
     # deck gives them back.
     s = build(
@@ -331,7 +331,7 @@ def test_scout_two_returns_to_one_deck_come_back_last_returned_first() -> None:
 
 
 def test_scout_playable_with_empty_decks() -> None:
-    # RULINGS.md 13: Scout may be played whatever is left in the decks: with both decks
+    # docs/rulings.md 13: Scout may be played whatever is left in the decks: with both decks
     # empty it draws nothing and still returns two cards.
     s = build(
         hands={
@@ -354,7 +354,7 @@ def test_scout_playable_with_empty_decks() -> None:
 
 
 def test_scout_with_one_card_left_draws_one() -> None:
-    # RULINGS.md 13: "draw up to three in total": one card left, one draw, two returns.
+    # docs/rulings.md 13: "draw up to three in total": one card left, one draw, two returns.
     s = build(
         hands={
             "north": "scout alexander cavalry shield fog R1 R2",
@@ -373,7 +373,7 @@ def test_scout_with_one_card_left_draws_one() -> None:
 
 
 def test_redeploy_moves_own_card_or_discards_it() -> None:
-    # Rulebook (Redeploy); RULINGS.md 9: one of the player's own cards (troop or tactic)
+    # Rulebook (Redeploy); docs/rulings.md 9: one of the player's own cards (troop or tactic)
     # from an unclaimed flag to another open slot at an unclaimed flag, or discarded.
     s = build(
         {
@@ -396,7 +396,7 @@ def test_redeploy_moves_own_card_or_discards_it() -> None:
     moved = s.clone()
     act(moved, "redeploy R5@1>2")
     assert side(moved, 1, NORTH) == ["R6"] and side(moved, 2, NORTH) == ["R5"]
-    assert flag(moved, 2).sides[NORTH][0].turn == moved.turn  # placed now (RULINGS.md 7)
+    assert flag(moved, 2).sides[NORTH][0].turn == moved.turn  # placed now (docs/rulings.md 7)
     assert moved.discards[NORTH] == [REDEPLOY] and moved.tactics_played == [2, 1]
     moved.card_count()
     act(s, "redeploy R6@1>discard")
@@ -406,7 +406,7 @@ def test_redeploy_moves_own_card_or_discards_it() -> None:
 
 
 def test_deserter_discards_any_opponent_card() -> None:
-    # Rulebook (Deserter); RULINGS.md 9: any one opponent card, troop or tactic, from an
+    # Rulebook (Deserter); docs/rulings.md 9: any one opponent card, troop or tactic, from an
     # unclaimed flag, discarded on the opponent's side.
     s = build(
         {
@@ -433,7 +433,7 @@ def test_deserter_discards_any_opponent_card() -> None:
 
 
 def test_traitor_takes_an_opponent_troop_into_own_empty_slot() -> None:
-    # Rulebook (Traitor); RULINGS.md 9: an opponent TROOP (not a tactic) from an
+    # Rulebook (Traitor); docs/rulings.md 9: an opponent TROOP (not a tactic) from an
     # unclaimed flag into an empty slot on the player's own side at an unclaimed flag.
     s = build(
         {
@@ -469,7 +469,7 @@ def _environment_table(removable: bool) -> BattleLineState:
 
 
 def test_environment_removable_setting() -> None:
-    # RULINGS.md 10 (setting environment_removable, default true): Deserter and Redeploy
+    # docs/rulings.md 10 (setting environment_removable, default true): Deserter and Redeploy
     # may target Fog and Mud only when it is on.
     assert RulesConfig().environment_removable is True
     on = _environment_table(True)
@@ -487,7 +487,7 @@ def test_environment_removable_setting() -> None:
 
 
 def test_mud_leaving_owner_discards_even_off_turn() -> None:
-    # RULINGS.md 10: when Mud leaves a flag, a side holding 4 cards discards one of its
+    # docs/rulings.md 10: when Mud leaves a flag, a side holding 4 cards discards one of its
     # owner's choice; the owner decides even when it is not his turn.
     s = build(
         {1: {"north": "R1:2 R2:4 R3:6", "south": "B1:3 B5:5 B7:7 B9:8", "env": "mud:north:1"}},
@@ -516,7 +516,7 @@ def test_mud_leaving_owner_discards_even_off_turn() -> None:
 
 
 def test_tactics_limit_counts_deserted_tactics() -> None:
-    # RULINGS.md 11: never more than one tactic ahead of the opponent; every tactic
+    # docs/rulings.md 11: never more than one tactic ahead of the opponent; every tactic
     # played counts, including discarded and deserted ones.
     s = build(
         {3: {"env": "fog:north:1"}},
@@ -538,7 +538,7 @@ def test_tactics_limit_counts_deserted_tactics() -> None:
 
 
 def test_pass_only_when_no_troop_can_be_played() -> None:
-    # RULINGS.md 12 and rulebook (Troop Cards): a player who can play a troop must play
+    # docs/rulings.md 12 and rulebook (Troop Cards): a player who can play a troop must play
     # a card; he may pass only with all his slots full or only tactics in hand.
     s = build(hands={"north": "R1 R2 fog", "south": "O1 O2 O3"})
     assert "pass" not in legal(s)
@@ -572,7 +572,7 @@ def _timing_table(timing: str) -> BattleLineState:
 
 
 def test_claim_timing_standard_claims_after_playing() -> None:
-    # RULINGS.md 14 (setting claim_timing, default standard): claims any time during the
+    # docs/rulings.md 14 (setting claim_timing, default standard): claims any time during the
     # turn before drawing.
     assert RulesConfig().claim_timing == "standard"
     s = _timing_table("standard")
@@ -583,7 +583,7 @@ def test_claim_timing_standard_claims_after_playing() -> None:
 
 
 def test_claim_timing_advanced_claims_only_at_turn_start() -> None:
-    # RULINGS.md 14 and rulebook (Advanced Rule): claims only at the beginning of the
+    # docs/rulings.md 14 and rulebook (Advanced Rule): claims only at the beginning of the
     # turn, so the claim waits for North's next turn.
     s = _timing_table("advanced")
     act(s, "R10@1")
@@ -597,7 +597,7 @@ def test_claim_timing_advanced_claims_only_at_turn_start() -> None:
 
 
 def test_breakthrough_ends_the_game_at_once() -> None:
-    # RULINGS.md 15 and rulebook (Game End): three adjacent flags win at once, no other
+    # docs/rulings.md 15 and rulebook (Game End): three adjacent flags win at once, no other
     # flag is claimed after that; match points: winner 5, loser 1 per flag held.
     s = build(
         {
@@ -628,7 +628,7 @@ def test_breakthrough_ends_the_game_at_once() -> None:
 def test_breakthrough_on_every_triple_of_adjacent_flags(
     triple: tuple[int, int, int], last: int
 ) -> None:
-    # RULINGS.md 15 and rulebook (Game End): any three adjacent flags win at once,
+    # docs/rulings.md 15 and rulebook (Game End): any three adjacent flags win at once,
     # whichever of the three is claimed last (flags 7-9 as much as 1-3).
     held = [f for i, f in enumerate(triple) if i != last]
     flags: dict[int, dict[str, str]] = {
@@ -644,7 +644,7 @@ def test_breakthrough_on_every_triple_of_adjacent_flags(
 
 @pytest.mark.parametrize("gap", [(1, 2, 4), (7, 9, 5), (1, 5, 9), (2, 3, 5), (6, 7, 9)])
 def test_three_flags_not_adjacent_do_not_win(gap: tuple[int, int, int]) -> None:
-    # RULINGS.md 15: three flags win only when adjacent (no wrap from 9 to 1).
+    # docs/rulings.md 15: three flags win only when adjacent (no wrap from 9 to 1).
     flags: dict[int, dict[str, str]] = {
         gap[0]: {"north": "O4 O5 O6", "south": "O1", "claimed": "north"},
         gap[1]: {"north": "Y4 Y5 Y6", "south": "Y1", "claimed": "north"},
@@ -677,7 +677,7 @@ def test_forfeit_ends_the_game_for_the_other_player() -> None:
 
 
 def test_envelopment_ends_the_game_at_once() -> None:
-    # RULINGS.md 15: any five flags win at once (here none three adjacent).
+    # docs/rulings.md 15: any five flags win at once (here none three adjacent).
     s = build(
         {
             1: {"north": "R1 R2 R3", "south": "O1", "claimed": "north"},
@@ -701,7 +701,7 @@ def test_envelopment_ends_the_game_at_once() -> None:
 
 
 def test_refused_claim_answered_with_witness() -> None:
-    # RULINGS.md 16: a failed claim is answered with a concrete completion that beats
+    # docs/rulings.md 16: a failed claim is answered with a concrete completion that beats
     # the formation. Rulebook example: R3 R4 R5 against B8 while B7 and B10 are unseen.
     s = build(
         {1: {"north": "R3 R4 R5", "south": "B8"}},
@@ -724,7 +724,7 @@ def test_refused_claim_answered_with_witness() -> None:
 
 
 def test_holding_claim_names_the_blocking_cards() -> None:
-    # RULINGS.md 16: a holding claim comes with the minimal set of face-up cards that
+    # docs/rulings.md 16: a holding claim comes with the minimal set of face-up cards that
     # block every beating completion (rulebook: "if the Blue 7 and Blue 10 have been
     # played"); the engine keeps that certificate with the claim.
     s = build(
@@ -745,7 +745,7 @@ def test_holding_claim_names_the_blocking_cards() -> None:
 
 
 def test_claim_question_uses_face_up_cards_only() -> None:
-    # RULINGS.md 5: the proof uses cards at every flag (both sides, claimed flags
+    # docs/rulings.md 5: the proof uses cards at every flag (both sides, claimed flags
     # included) and both discard piles; never the claimant's hand.
     table = {
         1: {"north": "R3 R4 R5", "south": "B8"},
@@ -775,7 +775,7 @@ def test_claim_question_uses_face_up_cards_only() -> None:
 
 
 def test_claim_needs_a_complete_formation() -> None:
-    # RULINGS.md 4: to claim, the claimant needs 3 cards (4 with Mud, see the Mud tests),
+    # docs/rulings.md 4: to claim, the claimant needs 3 cards (4 with Mud, see the Mud tests),
     # even when no completion of his could lose: R10 O10 against a complete Host 7.
     s = build(
         {1: {"north": "R10 O10", "south": "Y1 G2 B4"}},
@@ -789,8 +789,8 @@ def test_claim_needs_a_complete_formation() -> None:
 
 
 def test_claim_holds_when_pool_cannot_complete_the_opponent() -> None:
-    # RULINGS.md 6: too few troops left (all 60 minus the face-up ones, the claimant's
-    # hand included, RULINGS.md 5) to complete the opponent's side: the claim holds,
+    # docs/rulings.md 6: too few troops left (all 60 minus the face-up ones, the claimant's
+    # hand included, docs/rulings.md 5) to complete the opponent's side: the claim holds,
     # whatever the opponent could really play.
     def table(north_hand: str) -> BattleLineState:
         return build(
@@ -812,7 +812,7 @@ def test_claim_holds_when_pool_cannot_complete_the_opponent() -> None:
 
 
 def test_claims_offered_exactly_when_proved() -> None:
-    # Engine contract (RULINGS.md 4-6): a claim is legal only when the solver proves it.
+    # Engine contract (docs/rulings.md 4-6): a claim is legal only when the solver proves it.
     s = build(
         {
             1: {"north": "R8 R9 R10", "south": WEAK_SOUTH},  # holds
@@ -837,7 +837,7 @@ def test_claims_offered_exactly_when_proved() -> None:
 
 def test_claimed_flag_is_closed_to_cards_and_tactics() -> None:
     # Rulebook (Flags): after a claim neither player may place cards at that flag, nor
-    # may any Tactics card affect those cards (RULINGS.md 9: unclaimed flags only).
+    # may any Tactics card affect those cards (docs/rulings.md 9: unclaimed flags only).
     s = build(
         {
             1: {"north": "R8 R9 R10", "south": "Y2", "claimed": "north"},
@@ -859,7 +859,7 @@ def test_claimed_flag_is_closed_to_cards_and_tactics() -> None:
 
 
 def test_tie_after_traitor_completer_loses() -> None:
-    # RULINGS.md 7: Traitor counts as placing the card at that moment. North completes
+    # docs/rulings.md 7: Traitor counts as placing the card at that moment. North completes
     # his Host 10 with a card taken from South (placed at turn 1), at turn 7: he
     # completed last and loses the tie to South's Host 10 (complete at turn 6).
     s = build(
@@ -882,7 +882,7 @@ def test_tie_after_traitor_completer_loses() -> None:
 
 
 def test_tie_after_redeploy_completer_loses() -> None:
-    # RULINGS.md 7: Redeploy counts as placing the card at that moment (G1 was placed at
+    # docs/rulings.md 7: Redeploy counts as placing the card at that moment (G1 was placed at
     # turn 1 elsewhere; moved at turn 7 it completes North's side last).
     s = build(
         {
@@ -899,7 +899,7 @@ def test_tie_after_redeploy_completer_loses() -> None:
 
 
 def test_tie_after_deserter_recompleting_side_loses() -> None:
-    # RULINGS.md 7: completion is tracked per card. North completed his Host 10 first
+    # docs/rulings.md 7: completion is tracked per card. North completed his Host 10 first
     # (turn 5 against 6) and would win the tie; South deserts one of North's cards and
     # North re-completes at turn 8, so now North completed last and South wins the tie.
     s = build(
@@ -920,7 +920,7 @@ def test_tie_after_deserter_recompleting_side_loses() -> None:
 
 
 def test_tie_after_fog_fog_is_no_formation_card() -> None:
-    # RULINGS.md 7 and 8: Fog makes North's Wedge R1-R3 (6) and South's Skirmish Line
+    # docs/rulings.md 7 and 8: Fog makes North's Wedge R1-R3 (6) and South's Skirmish Line
     # Y1 B2 G3 (6) tie on sums. Fog is not a formation card: South completed first
     # (turn 5 against 6), so South wins the tie on the turn he plays the Fog.
     s = build(
@@ -938,7 +938,7 @@ def test_tie_after_fog_fog_is_no_formation_card() -> None:
 
 
 def test_tie_against_incomplete_side_goes_to_claimant() -> None:
-    # RULINGS.md 7: if the opponent is incomplete, every tie goes to the claimant (the
+    # docs/rulings.md 7: if the opponent is incomplete, every tie goes to the claimant (the
     # opponent would play last). R10 O10 Y10 against G10 B10: P10 only ties.
     s = build(
         {1: {"north": "R10 O10 Y10", "south": "G10 B10"}},
@@ -953,7 +953,7 @@ def test_tie_against_incomplete_side_goes_to_claimant() -> None:
 
 
 def test_tie_after_mud_removed_from_full_flag() -> None:
-    # RULINGS.md 7, 8 and 10: Mud on full flags made both sides add a fourth card; when
+    # docs/rulings.md 7, 8 and 10: Mud on full flags made both sides add a fourth card; when
     # the Mud is deserted each side discards one of its owner's choice and the card
     # stamps decide who completed first: North (turn 5) before South (turn 6).
     s = build(
@@ -980,7 +980,7 @@ def test_tie_after_mud_removed_from_full_flag() -> None:
 
 
 def test_nine_circles_names_in_and_out() -> None:
-    # RULINGS.md, Nine Circles: the same game with other names; input accepts them,
+    # docs/rulings.md, Nine Circles: the same game with other names; input accepts them,
     # output uses them; Mud, Scout and Redeploy keep their Battle Line names.
     expected = {
         ALEXANDER: ("Beelzebub", "beelzebub"),
@@ -1030,7 +1030,7 @@ def test_nine_circles_names_in_and_out() -> None:
 
 
 def test_nine_circles_guile_names_with_spaces_parse() -> None:
-    # RULINGS.md, Nine Circles: input accepts the Nine Circles names, "Day off" and
+    # docs/rulings.md, Nine Circles: input accepts the Nine Circles names, "Day off" and
     # "We have Cookies!" included (Action.parse: "any theme's names").
     assert Action.parse("Day off G5@4") == Action.parse("deserter G5@4")
     assert Action.parse("We have Cookies! G5@4>6") == Action.parse("traitor G5@4>6")

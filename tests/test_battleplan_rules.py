@@ -1,4 +1,4 @@
-"""One scenario per BattlePlan rule (seed 002 page and RULINGS.md, BattlePlan, cited in
+"""One scenario per BattlePlan rule (seed 002 page and docs/rulings.md, BattlePlan, cited in
 each test), played through the engine's actions."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def play(state: BattlePlanState, *texts: str) -> None:
 
 
 def test_a_shield_absorbs_one_attack() -> None:
-    # Page 3, DEFEND: "a shield is destroyed by one attack" (RULINGS.md: then gone).
+    # Page 3, DEFEND: "a shield is destroyed by one attack" (docs/rulings.md: then gone).
     s = state_from_position(
         pos(
             "p2",
@@ -177,7 +177,7 @@ def test_a_non_carrier_on_the_win_square_does_not_win() -> None:
 
 
 def test_the_token_rerolls_onto_occupied_squares() -> None:
-    # Page 4 and RULINGS.md: entering the token draws a buff and re-rolls it; a landing on
+    # Page 4 and docs/rulings.md: entering the token draws a buff and re-rolls it; a landing on
     # an occupied square gives the occupant's owner a buff and rolls again.
     s = state_from_position(
         pos(
@@ -225,7 +225,7 @@ def test_dead_pieces_flip_their_cards_and_respawn_in_scan_order() -> None:
 
 
 def test_dice_are_assigned_alternately_each_value_once() -> None:
-    # Page 2, A2 and RULINGS.md: alternate from the round's first player; each player uses
+    # Page 2, A2 and docs/rulings.md: alternate from the round's first player; each player uses
     # each rolled value exactly once.
     s = new_game()
     rng = random.Random(1)

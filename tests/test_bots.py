@@ -69,7 +69,7 @@ OPTIONS: dict[str, dict[str, int]] = {"random": {}, "heuristic": {}, "search": {
 
 def _mud_discards() -> list[BattleLineState]:
     """North redeploys his Mud away from a flag where both sides hold four cards: he
-    discards one, then south, who is not to move, discards one (RULINGS.md 10)."""
+    discards one, then south, who is not to move, discards one (docs/rulings.md 10)."""
     s = new_game()
     rng = random.Random(8)
     while s.current_player() == CHANCE:

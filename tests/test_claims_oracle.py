@@ -1,6 +1,6 @@
 """Solver answers checked against the plain brute-force oracle (Hypothesis).
 
-Rules: Formations, Flags; RULINGS.md 1-8 and 16.
+Rules: Formations, Flags; docs/rulings.md 1-8 and 16.
 """
 
 from __future__ import annotations

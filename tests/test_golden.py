@@ -1,4 +1,4 @@
-"""Golden cases from the rulebook (seed 000) and the rulings (shared/RULINGS.md)."""
+"""Golden cases from the rulebook (seed 000) and the rulings (docs/rulings.md)."""
 
 from __future__ import annotations
 
@@ -60,16 +60,16 @@ def test_gmt_blue_8_without_the_blue_cards_is_beaten_by_a_blue_wedge() -> None:
         ("B7 B1 B3", "battalion", 11),
         ("Y7 B2 G1", "host", 10),
         ("Y3 B3 G4", "host", 10),
-        # RULINGS.md 1: no wrap-around.
+        # docs/rulings.md 1: no wrap-around.
         ("R9 R10 R1", "battalion", 20),
         # Rulebook, Leader: B8 and a Leader make a Blue Wedge with a Blue 9 and 10 at best.
         ("B8 alexander B10", "wedge", 27),
-        # RULINGS.md 2: Companion Cavalry is an 8 of any color; Shield Bearers 1-3.
+        # docs/rulings.md 2: Companion Cavalry is an 8 of any color; Shield Bearers 1-3.
         ("R9 cavalry alexander", "wedge", 27),
         ("G1 G2 shield", "wedge", 6),
         ("G8 Y8 cavalry", "phalanx", 24),
         ("shield cavalry alexander", "battalion", 21),
-        # RULINGS.md 2: a wild card may copy a troop in the same formation.
+        # docs/rulings.md 2: a wild card may copy a troop in the same formation.
         ("R10 O10 alexander", "phalanx", 30),
     ],
 )
@@ -79,7 +79,7 @@ def test_formations(cards: str, name: str, total: int) -> None:
 
 
 def test_mud_and_fog_formations() -> None:
-    # RULINGS.md 8: Mud extends formations to four cards; Fog counts sums only.
+    # docs/rulings.md 8: Mud extends formations to four cards; Fog counts sums only.
     assert bl.best_formation("R3 R4 R5 R6".split(), mud=True).label == "Wedge 18"
     assert bl.best_formation("R3 R4 R5".split(), fog=True).label == "total 12 (Fog)"
     assert bl.best_formation("R3 R4 R5 alexander".split(), mud=True, fog=True).total == 22
@@ -88,7 +88,7 @@ def test_mud_and_fog_formations() -> None:
 
 
 def test_ties() -> None:
-    # RULINGS.md 7: against an incomplete side every tie is the claimant's...
+    # docs/rulings.md 7: against an incomplete side every tie is the claimant's...
     assert bl.decide(bl.ClaimQuestion(mine="R8 R9 R10", theirs="O8 O9")).valid
     # ...and with both sides complete, the side that completed last loses the tie.
     done = {"mine": "R8 R9 R10", "theirs": "O8 O9 O10"}
@@ -101,7 +101,7 @@ def test_ties() -> None:
 
 
 def test_pool_too_small_means_the_claim_holds() -> None:
-    # RULINGS.md 6: with every troop but one face up, the opponent cannot complete.
+    # docs/rulings.md 6: with every troop but one face up, the opponent cannot complete.
     mine = ["R1", "O3", "Y5"]
     theirs = ["G7"]
     seen = [str(bl.Card(t)) for t in range(60) if str(bl.Card(t)) not in mine + theirs + ["P10"]]
@@ -111,13 +111,13 @@ def test_pool_too_small_means_the_claim_holds() -> None:
 
 
 def test_unplayed_tactics_and_the_claimants_hand_are_not_proof() -> None:
-    # RULINGS.md 5: only face-up troops block; seen lists troops only.
+    # docs/rulings.md 5: only face-up troops block; seen lists troops only.
     with pytest.raises(ValueError, match="seen lists face-up troops only"):
         bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="alexander")
 
 
 def test_wild_on_the_opponents_side_counts_at_its_best() -> None:
-    # RULINGS.md 5: wild cards already on the opponent's side count with their best choice.
+    # docs/rulings.md 5: wild cards already on the opponent's side count with their best choice.
     q = bl.ClaimQuestion(mine="R8 R9 R10", theirs="alexander")
     p = bl.prove(q)
     assert p.verdict == "valid"  # only a tie (another 8-9-10 Wedge) is reachable

@@ -1,5 +1,5 @@
 """Lines of Battle engine: conformance over seeded games, notation and records, and one
-scenario per rule (seed 003 and RULINGS.md, Lines of Battle)."""
+scenario per rule (seed 003 and docs/rulings.md, Lines of Battle)."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ def test_options() -> None:
         options_game({"turns": "-3"})
 
 
-# --- deployment (seed: Board & Deployment, Army Composition; RULINGS.md zones) -----------
+# --- deployment (seed: Board & Deployment, Army Composition; docs/rulings.md zones) -----------
 
 
 def _deployed(variant: str = "standard") -> LinesOfBattleState:
@@ -242,7 +242,7 @@ def test_formation_swap_restrictions() -> None:
         play(moved, "swap B2 C2")
 
 
-# --- combat (seed: Combat Phase, Unit Types; RULINGS.md) -----------------------------------
+# --- combat (seed: Combat Phase, Unit Types; docs/rulings.md) -----------------------------------
 
 
 def _roll_outcome(s: LinesOfBattleState, attack: str, roll: str) -> bool:

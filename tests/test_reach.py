@@ -2,7 +2,7 @@
 oracle and the SAT path, on every kind of question: wild cards, Fog, Mud, Fog and Mud,
 both sides complete (ties with ``completed_first``), near-empty pools.
 
-Rules: Formations, Flags; RULINGS.md 1, 2, 4-8. The oracle keeps its own evaluation.
+Rules: Formations, Flags; docs/rulings.md 1, 2, 4-8. The oracle keeps its own evaluation.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def test_holds_agrees_with_the_oracle_and_the_sat_path(q: bl.ClaimQuestion) -> N
 @st.composite
 def near_empty(draw: st.DrawFn) -> bl.ClaimQuestion:
     """A question with at most six troops left unseen: the pool may be too small to
-    complete the opponent's side (RULINGS.md 6), or hold just the one beating card."""
+    complete the opponent's side (docs/rulings.md 6), or hold just the one beating card."""
     q = draw(questions())
     at_flag = q.mine_troops | q.theirs_troops
     rest = [c for c in TROOPS if c.code not in at_flag]
@@ -135,7 +135,7 @@ def test_best_key_is_the_best_completion(
 
 
 def test_runs_are_consecutive_values_without_wrap_around() -> None:
-    # RULINGS.md 1: 9-10-1 is not consecutive; Mud makes runs of four (RULINGS.md 8).
+    # docs/rulings.md 1: 9-10-1 is not consecutive; Mud makes runs of four (docs/rulings.md 8).
     for n in (3, 4):
         runs = reach.RUNS[n]
         assert [list(r.values) for r in runs] == [
@@ -151,7 +151,7 @@ def test_holds_examples() -> None:
     # up rule out all three.
     assert reach.holds(bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10"))
     assert not reach.holds(bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7"))
-    # Too few troops left to complete the opponent's side: the claim holds (RULINGS.md 6).
+    # Too few troops left to complete the opponent's side: the claim holds (docs/rulings.md 6).
     taken = {"R1", "R2", "R3", "G9"}
     seen = [str(c) for c in TROOPS if str(c) not in taken | {"G10"}]
     assert reach.holds(bl.ClaimQuestion(mine="R1 R2 R3", theirs="G9", seen=seen))

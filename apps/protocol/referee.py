@@ -2,7 +2,7 @@
 
 Each game starts both programs afresh (any language: a command line, run without a
 shell, each in a process group of its own), plays the troops-only game of the protocol
-(:func:`battlejudge.engines.battleline.record.remove_tactics`: the GMT rules of RULINGS.md
+(:func:`battlejudge.engines.battleline.record.remove_tactics`: the GMT rules of docs/rulings.md
 with the 60 troops) and ends by terminating both process groups.
 
 The exchange (:mod:`.messages` has the message formats):
@@ -13,7 +13,7 @@ The exchange (:mod:`.messages` has the message formats):
    the 18 ``flag N cards north|south ...`` lines (N = 1..9), ``opponent play N CARD`` (the
    opponent's most recent play; left out until the opponent has played), then
    ``go play-card`` if the player has a troop and a flag with an open slot (otherwise the
-   player passes, RULINGS.md 12), and the bot answers ``play N CARD``;
+   player passes, docs/rulings.md 12), and the bot answers ``play N CARD``;
 3. after the play the referee decides, with the solver, every claim the player who just
    moved can prove (each certified, and logged when there is a proof log), then the mover
    draws a troop while the deck lasts. Game end is not announced: both bots are

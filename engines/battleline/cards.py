@@ -4,7 +4,7 @@ Card codes: troops 0..59 (as in the solver: ``color * 10 + value - 1``), tactics
 60..69. Codes 60..63 are the morale tactics the solver knows
 (:class:`battlejudge.solver.battleline.Card`), so a card at a flag converts directly.
 
-Themes (RULINGS.md, Nine Circles): the same rules under other names. Input accepts
+Themes (docs/rulings.md, Nine Circles): the same rules under other names. Input accepts
 both themes' names whatever the theme; output uses the chosen theme.
 """
 

@@ -1,4 +1,4 @@
-"""The rules configuration: named settings of RULINGS.md and the theme."""
+"""The rules configuration: named settings of docs/rulings.md and the theme."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ ClaimTiming = Literal["standard", "advanced"]
 
 @dataclass(frozen=True)
 class RulesConfig:
-    """Settings (RULINGS.md 10 and 14) and the theme names are shown in.
+    """Settings (docs/rulings.md 10 and 14) and the theme names are shown in.
 
     - ``environment_removable`` (default True): Deserter and Redeploy may target Fog
-      and Mud (RULINGS.md 10).
+      and Mud (docs/rulings.md 10).
     - ``claim_timing``: ``standard`` (claims any time in the turn before drawing) or
-      ``advanced`` (only at the beginning of the turn), RULINGS.md 14.
+      ``advanced`` (only at the beginning of the turn), docs/rulings.md 14.
     - ``theme``: ``battleline`` or ``nine-circles`` (names only; the rules are the same).
     """
 

@@ -4,8 +4,8 @@ registry entries ``battleline`` and ``nine-circles``, its bots, its ``.blg`` rec
 may type in ``battlejudge play``.
 
 Options (``-o KEY=VALUE``): ``theme`` (``battleline`` or ``nine-circles``: names only,
-the rules are the same), ``claim_timing`` (``standard`` or ``advanced``, RULINGS.md 14),
-``environment_removable`` (``true`` or ``false``, RULINGS.md 10) and ``deck`` (``full``,
+the rules are the same), ``claim_timing`` (``standard`` or ``advanced``, docs/rulings.md 14),
+``environment_removable`` (``true`` or ``false``, docs/rulings.md 10) and ``deck`` (``full``,
 or ``troops`` for the 60 troops of the community bot protocol).
 """
 

@@ -1,4 +1,4 @@
-"""Matches of several games (RULINGS.md 15): the winner of a game scores 5 points, the
+"""Matches of several games (docs/rulings.md 15): the winner of a game scores 5 points, the
 loser one point per flag he holds, and the winner starts the next game."""
 
 from __future__ import annotations

@@ -43,7 +43,7 @@ class _Strict(BaseModel):
 
 class PlacedCard(_Strict):
     card: str
-    turn: int = Field(ge=0, description="The turn the card was placed (ties: RULINGS.md 7).")
+    turn: int = Field(ge=0, description="The turn the card was placed (ties: docs/rulings.md 7).")
 
 
 class EnvironmentCard(_Strict):
@@ -157,8 +157,8 @@ def to_state(pos: PositionFile) -> BattleLineState:
     for side, name in enumerate(PLAYERS):
         leaders = [p.card for f in s.flags for p in f.sides[side] if p.card in LEADERS]
         if len(leaders) > 1:
-            raise RuleError(f"flags: {name} has two Leaders on his side (RULINGS.md 3)")
-        # RULINGS.md 3: a Leader in his own discard pile was played by him too, so a
+            raise RuleError(f"flags: {name} has two Leaders on his side (docs/rulings.md 3)")
+        # docs/rulings.md 3: a Leader in his own discard pile was played by him too, so a
         # second one stays unplayable.
         discarded = [c for c in getattr(pos.discards, name) if _card(c, "discards") in LEADERS]
         s.leader_played[side] = bool(leaders) or bool(discarded)
@@ -176,7 +176,9 @@ def to_state(pos: PositionFile) -> BattleLineState:
                 f"tactics are on the table"
             )
     if abs(s.tactics_played[0] - s.tactics_played[1]) > 1:
-        raise RuleError("tactics_played: one player is more than one tactic ahead (RULINGS.md 11)")
+        raise RuleError(
+            "tactics_played: one player is more than one tactic ahead (docs/rulings.md 11)"
+        )
     if pos.hands is not None:
         for side, name in enumerate(PLAYERS):
             for c_i, text in enumerate(getattr(pos.hands, name)):

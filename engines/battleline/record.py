@@ -210,7 +210,7 @@ def _unescape(value: str) -> str:
 
 def remove_tactics(state: BattleLineState) -> BattleLineState:
     """Take the tactics deck out of a game at the deal: the troops-only game of the bot
-    protocol (the GMT rules with troops only; RULINGS.md 12 then lets a player pass only
+    protocol (the GMT rules with troops only; docs/rulings.md 12 then lets a player pass only
     when he has no troop or no open slot). Returns the same state."""
     if state.history or state.tactics_played != [0, 0]:
         raise ValueError("the tactics deck can only be removed before the deal")

@@ -1,6 +1,6 @@
 """The Battle Line game: setup, turns, the nine flags, all ten tactics, claims, game end.
 
-Rules: the GMT rulebook (seed 000) with shared/RULINGS.md, rulings 1-16. A claim is
+Rules: the GMT rulebook (seed 000) with docs/rulings.md, rulings 1-16. A claim is
 legal exactly when it holds, as the solver's fast exact decider says (no SAT call on
 the hot path); the engine keeps the certificate (the SAT proof) of every claim it
 allows, unless ``certify`` is off, and answers a refused claim with the solver's
@@ -12,9 +12,9 @@ decks' order) into a copy, after which chance draws in that order.
 
 Turn shape (each step a decision of the player to move unless it says otherwise):
 claims at the start of the turn; play one card, or pass when no troop can be played
-(RULINGS.md 12); for Scout, draw up to three then return two (RULINGS.md 13); after Mud
-leaves a flag, each owner of a four-card side discards one (RULINGS.md 10, the owner
-decides even when it is not his turn); claims (standard timing only, RULINGS.md 14);
+(docs/rulings.md 12); for Scout, draw up to three then return two (docs/rulings.md 13); after Mud
+leaves a flag, each owner of a four-card side discards one (docs/rulings.md 10, the owner
+decides even when it is not his turn); claims (standard timing only, docs/rulings.md 14);
 draw one card from a deck of the player's choice while the hand holds fewer than seven
 (a chance node picks the card unless a Scout put a known card on top).
 
@@ -92,7 +92,7 @@ BREAKTHROUGH, ENVELOPMENT = "breakthrough", "envelopment"
 STALEMATE, FORFEIT = "stalemate", "forfeit"
 END_REASONS = (BREAKTHROUGH, ENVELOPMENT, STALEMATE, FORFEIT)
 """How a game ends (:attr:`BattleLineState.end_reason`): three adjacent flags, five
-flags (RULINGS.md 15), the idle house rule (below), or a player's forfeit (a referee's
+flags (docs/rulings.md 15), the idle house rule (below), or a player's forfeit (a referee's
 verdict on a bot that broke the protocol or ran out of time)."""
 ADJACENT_TRIPLES: tuple[tuple[int, int, int], ...] = tuple((i, i + 1, i + 2) for i in range(7))
 """The seven runs of three adjacent flags (0-based) that win by Breakthrough."""
@@ -102,7 +102,7 @@ ENVELOPMENT_FLAGS = 5
 def flags_win(held: Sequence[bool]) -> str | None:
     """Does a player holding the flags ``held`` (one bool per flag, 0-based) win, and
     how? :data:`BREAKTHROUGH` for three adjacent flags (checked first: it names the
-    faster way to win), :data:`ENVELOPMENT` for any five, else None (RULINGS.md 15).
+    faster way to win), :data:`ENVELOPMENT` for any five, else None (docs/rulings.md 15).
     The one place this rule lives: the engine, the bots and the referee ask it."""
     if any(held[a] and held[b] and held[c] for a, b, c in ADJACENT_TRIPLES):
         return BREAKTHROUGH
@@ -137,7 +137,7 @@ FACTS = GameFacts(
 
 @dataclass(frozen=True, slots=True)
 class Placed:
-    """A card at a flag: formation cards carry the turn they were placed (RULINGS.md 7);
+    """A card at a flag: formation cards carry the turn they were placed (docs/rulings.md 7);
     environment cards carry their owner. Immutable, so clones share them."""
 
     card: CardCode
@@ -159,7 +159,7 @@ class Flag:
 
     @property
     def size(self) -> int:
-        """Cards a complete formation needs here: 3, or 4 with Mud (RULINGS.md 8)."""
+        """Cards a complete formation needs here: 3, or 4 with Mud (docs/rulings.md 8)."""
         return 4 if self.has(MUD) else 3
 
     def open_slot(self, player: int) -> bool:
@@ -275,11 +275,11 @@ class BattleLineState(GameState[Action]):
         return [i for i, f in enumerate(self.flags) if f.claimed_by == player]
 
     def can_play_tactic(self, player: int) -> bool:
-        """RULINGS.md 11: never more than one tactic ahead of the opponent."""
+        """docs/rulings.md 11: never more than one tactic ahead of the opponent."""
         return self.tactics_played[player] <= self.tactics_played[1 - player]
 
     def troop_playable(self, player: int) -> bool:
-        """RULINGS.md 12: may the player play a troop (a troop in hand and an open slot)?"""
+        """docs/rulings.md 12: may the player play a troop (a troop in hand and an open slot)?"""
         has_troop = any(c < 60 for c in self.hands[player])
         return has_troop and any(f.open_slot(player) for f in self.flags)
 
@@ -306,7 +306,7 @@ class BattleLineState(GameState[Action]):
         )
 
     def claim_window_open(self) -> bool:
-        """May the player to move claim now (RULINGS.md 14)? At the start of his turn
+        """May the player to move claim now (docs/rulings.md 14)? At the start of his turn
         (an empty window is skipped, so also while he has yet to play), and under the
         standard timing after playing, before drawing."""
         if self.phase in (CLAIM_START, PLAY_PHASE):
@@ -323,14 +323,14 @@ class BattleLineState(GameState[Action]):
 
     def claim_pool(self) -> reach.Pool:
         """The troops an opponent may still add at any flag, as the fast decider's masks:
-        every troop not face up (RULINGS.md 5)."""
+        every troop not face up (docs/rulings.md 5)."""
         face_up = [p.card for f in self.flags for side in f.sides for p in side]
         face_up += [c for pile in self.discards for c in pile]
         return reach.pool_without(reach.FULL_POOL, face_up)
 
     def claimable(self, flag: int, player: int, pool: reach.Pool | None = None) -> bool:
         """Does the claim hold? Decided exactly by the solver's fast decider
-        (:func:`battlejudge.solver.battleline.reach.claim_holds`, RULINGS.md 4-7), which
+        (:func:`battlejudge.solver.battleline.reach.claim_holds`, docs/rulings.md 4-7), which
         agrees with the SAT proof :meth:`judge_claim` gives; a claim is legal iff this
         holds. ``pool``: :meth:`claim_pool`, when the caller has it already.
         """
@@ -340,7 +340,7 @@ class BattleLineState(GameState[Action]):
         if f.claimed_by >= 0 or len(mine) != n:
             return False
         theirs = f.sides[1 - player]
-        # RULINGS.md 7: with both sides complete, the claimant loses a tie unless he
+        # docs/rulings.md 7: with both sides complete, the claimant loses a tie unless he
         # completed first (as claim_question's completed_first says).
         last = len(theirs) == n and not max(p.turn for p in mine) < max(p.turn for p in theirs)
         return reach.claim_holds(
@@ -412,7 +412,7 @@ class BattleLineState(GameState[Action]):
                 continue
             if c in MORALE:
                 if c in LEADERS and self.leader_played[p]:
-                    continue  # RULINGS.md 3: a second Leader stays in hand
+                    continue  # docs/rulings.md 3: a second Leader stays in hand
                 out += [Action(PLAY, card=c, flag=i) for i in open_flags]
             elif c in ENVIRONMENT:
                 out += [Action(PLAY, card=c, flag=i) for i in live]
@@ -618,7 +618,7 @@ class BattleLineState(GameState[Action]):
         raise IllegalActionError(f"card {card} is not at that flag")
 
     def _mud_left(self, flag: int) -> None:
-        """RULINGS.md 10: each side left with four cards discards one, owner's choice."""
+        """docs/rulings.md 10: each side left with four cards discards one, owner's choice."""
         f = self.flags[flag]
         order = (self.to_move, 1 - self.to_move)
         self.mud_queue = [(o, flag) for o in order if len(f.sides[o]) > f.size]
@@ -638,7 +638,7 @@ class BattleLineState(GameState[Action]):
         self.flags[flag].claimed_by = p
         self.progress = True
         reason = flags_win([f.claimed_by == p for f in self.flags])
-        if reason is not None:  # RULINGS.md 15
+        if reason is not None:  # docs/rulings.md 15
             self._finish(p, reason)
 
     def _finish(self, winner: int, reason: str) -> None:
@@ -770,7 +770,7 @@ class BattleLineState(GameState[Action]):
         return [1.0 if self.winner == i else -1.0 for i in (NORTH, SOUTH)]
 
     def match_points(self) -> tuple[int, int]:
-        """Match scoring (RULINGS.md 15): the winner 5, the loser one per flag he holds."""
+        """Match scoring (docs/rulings.md 15): the winner 5, the loser one per flag he holds."""
         if self.phase != OVER or self.winner == DRAW_GAME:
             return (len(self.flags_held(NORTH)), len(self.flags_held(SOUTH)))
         loser = 1 - self.winner

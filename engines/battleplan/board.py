@@ -3,7 +3,7 @@
 Rules: seed 002, page 1 (board and zones, components). Squares are ``row * 8 + col`` with
 ``a1 = 0`` and ``h8 = 63``; player 1 (``p1``) defends row 1 and wins on h1, player 2
 (``p2``) defends row 8 and wins on a8. Pieces are numbered ``player * 3 + kind`` with the
-kinds rook, horse, bishop (RULINGS.md, BattlePlan: they differ only in name).
+kinds rook, horse, bishop (docs/rulings.md, BattlePlan: they differ only in name).
 """
 
 from __future__ import annotations

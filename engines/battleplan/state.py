@@ -1,6 +1,6 @@
 """The BattlePlan game: setup, rounds of plan and battle, the Buff Token, flags, winning.
 
-Rules: seed 002 (BattlePlan rulebook v2.0) with shared/RULINGS.md (BattlePlan).
+Rules: seed 002 (BattlePlan rulebook v2.0) with docs/rulings.md (BattlePlan).
 
 Shape of a game (each line one or more actions; chance nodes say so):
 
@@ -19,7 +19,7 @@ Shape of a game (each line one or more actions; chance nodes say so):
 * a revealed card (and a buff used with it, before or after) is resolved one step at a
   time: the player chooses where a move goes and what an attack hits.
 
-House rules (the seed and RULINGS.md are silent; see docs/battleplan.md):
+House rules (the seed and docs/rulings.md are silent; see docs/battleplan.md):
 
 * ``rounds`` (option, default 40): after that many rounds with no winner the game is a
   draw, so every game ends;

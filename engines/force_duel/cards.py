@@ -1,7 +1,7 @@
 """Card sets: the weapons, battle cards, unit cards and strategy cards of a Force Duel game.
 
 The rules text leaves the card values, most strategy cards, the weapons and the unit
-cards' effects open (RULINGS.md, Force Duel), so a game is played with a card-set file:
+cards' effects open (docs/rulings.md, Force Duel), so a game is played with a card-set file:
 TOML validated by :class:`CardSet` (its JSON Schema: ``battlejudge force-duel schema``).
 The project ships ``house.toml`` (loaded by the name ``house``).
 

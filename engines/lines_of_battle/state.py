@@ -1,14 +1,14 @@
 """The Lines of Battle game: army choice and deployment, movement, swaps, combat with
 dice, archer reload, victory, and the Commander variant.
 
-Rules: seed 003 with shared/RULINGS.md (Lines of Battle). Turn shape, one small action
+Rules: seed 003 with docs/rulings.md (Lines of Battle). Turn shape, one small action
 at a time (notation in :mod:`.actions`):
 
 1. chance picks the first player (house rule: a fair coin); then the players deploy
    alternately, one unit at a time, the first player first (house rule), each choosing
    the type of every unit as he places it: 16 units on the 16 squares of his zone
    (rows 1-2 for p1, 9-10 for p2, columns B-I), at most 4 cavalry, exactly one
-   Commander in the Commander variant; units face the enemy (RULINGS.md);
+   Commander in the Commander variant; units face the enemy (docs/rulings.md);
 2. each turn: the movement phase (``army`` first if wanted; then moves, re-faces and
    swaps in any order), ``combat``, the attacks in the order the player chooses (a
    frontal attack waits for the dice), ``end``.
@@ -96,7 +96,7 @@ class Unit(NamedTuple):
 
 
 def zone(board: Board, player: int) -> list[Square]:
-    """The deployment zone (RULINGS.md): rows 1-2 for p1, rows 9-10 for p2, columns
+    """The deployment zone (docs/rulings.md): rows 1-2 for p1, rows 9-10 for p2, columns
     B-I; on other boards, the two home rows without the edge columns."""
     rows = (0, 1) if player == 0 else (board.height - 2, board.height - 1)
     cols = range(1, board.width - 1)
@@ -235,7 +235,7 @@ class LinesOfBattleState(GameState[Action]):
 
     def target_of(self, sq: Square) -> Square | None:
         """The first unit straight ahead of the unit on ``sq`` within its range, if an
-        enemy (RULINGS.md: attacks go along the facing; any unit in between blocks)."""
+        enemy (docs/rulings.md: attacks go along the facing; any unit in between blocks)."""
         u = self.cells[sq]
         assert u is not None
         for t in self.board.line(sq, u.facing, RANGE[u.kind]):
@@ -328,7 +328,7 @@ class LinesOfBattleState(GameState[Action]):
     @staticmethod
     def _may_attack(u: Unit) -> bool:
         """Once a turn, not after a swap, not the Commander, not a reloading archer
-        (seed: Combat Phase, Formation Swap, Archers; RULINGS.md)."""
+        (seed: Combat Phase, Formation Swap, Archers; docs/rulings.md)."""
         return (
             RANGE[u.kind] > 0
             and u.flags & (ATTACKED | SWAPPED) == 0
@@ -399,7 +399,7 @@ class LinesOfBattleState(GameState[Action]):
             raise ValueError(f"unknown action {action!r}")
 
     def _destroy(self, sq: Square) -> None:
-        """The unit leaves at once (RULINGS.md); destroying the last enemy unit wins
+        """The unit leaves at once (docs/rulings.md); destroying the last enemy unit wins
         (seed: Victory), and so does destroying the Commander (Commander variant)."""
         v = self.cells[sq]
         assert v is not None

@@ -51,7 +51,7 @@ POSITIONS = {
         "p2", [piece("d4"), piece("a1"), piece("h1")], [piece("d5", 1), *HOME2]
     ),
     # The same with p1's rook shielded and nothing left to reveal: one attack only breaks
-    # the shield (seed page 3, DEFEND; RULINGS.md) -> impossible.
+    # the shield (seed page 3, DEFEND; docs/rulings.md) -> impossible.
     "kill-shielded.json": position(
         "p2", [piece("d4", shield=True), piece("a1"), piece("h1")], [piece("d5", 1), *HOME2]
     ),

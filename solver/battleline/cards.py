@@ -7,7 +7,7 @@ morale tactics that stand in a formation are ``alexander``, ``darius``,
 ``cavalry`` (Companion Cavalry) and ``shield`` (Shield Bearers). Input is
 case-insensitive and separated by spaces or commas; output is canonical.
 
-Rules: Troop Cards; Tactics Cards, Morale Tactics (RULINGS.md 2).
+Rules: Troop Cards; Tactics Cards, Morale Tactics (docs/rulings.md 2).
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ WILD_VALUES: dict[str, tuple[int, ...]] = {
     CAVALRY: (8,),
     SHIELD: (1, 2, 3),
 }
-"""The values each wild kind may take when the flag is resolved (RULINGS.md 2)."""
+"""The values each wild kind may take when the flag is resolved (docs/rulings.md 2)."""
 
 # Morale tactics, by canonical name -> wild kind. Codes 60.. follow this order.
 MORALE: dict[str, str] = {

@@ -8,7 +8,7 @@
   solver (``dratify``), re-encodes the question, and replays witnesses with the
   oracle's own evaluation.
 
-Rules: Flags; RULINGS.md 1-8 and 16.
+Rules: Flags; docs/rulings.md 1-8 and 16.
 """
 
 from __future__ import annotations
@@ -157,7 +157,7 @@ class ProvedClaim:
 
 # -- setting up a question -----------------------------------------------------------------
 def _ties_lost(q: ClaimQuestion, mine: Formation) -> bool:
-    """RULINGS.md 7: the side that completed last loses a tie; an incomplete opponent
+    """docs/rulings.md 7: the side that completed last loses a tie; an incomplete opponent
     would play last, so then every tie is the claimant's."""
     if not q.theirs_complete:
         return False

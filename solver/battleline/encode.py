@@ -15,7 +15,7 @@ Shape of the formula, for a formation of ``n`` cards of which ``w`` are wild:
   (Leader 1-10, Companion Cavalry 8, Shield Bearers 1-3);
 - counters: ``y(v, m)`` implies at least ``m`` cards of value ``v``, ``z(c, m)`` at
   least ``m`` cards of color ``c`` (troops and wild identities alike, so a wild may
-  copy a troop, RULINGS.md 2);
+  copy a troop, docs/rulings.md 2);
 - one selector per formation that could beat the claimant, and a clause that one
   selector holds. Each selector implies a disjunction of concrete terms, and every
   term forces ``n`` cards: Wedge = one term per color and run, each value of the run
@@ -26,7 +26,7 @@ Shape of the formula, for a formation of ``n`` cards of which ``w`` are wild:
   when ties are lost) the claimant's sum. The concrete terms make most refutations
   pure unit propagation, which keeps DRAT proofs short.
 Since the opponent takes his best formation, "some selector holds" is exactly "some
-completion beats the claimant" (Rules: Formations, Flags; RULINGS.md 1, 2, 7, 8).
+completion beats the claimant" (Rules: Formations, Flags; docs/rulings.md 1, 2, 7, 8).
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class EncodingKey:
     """Everything the formula depends on; questions with one key share one solver.
 
     The opponent beats the claimant when his strength is above ``(rank, total)``, or
-    equal to it when ``ties_lost`` (the claimant completed last, RULINGS.md 7).
+    equal to it when ``ties_lost`` (the claimant completed last, docs/rulings.md 7).
     """
 
     size: int
@@ -217,7 +217,7 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
         b.exactly_one(list(vals.values()))
         b.wild_colors.append(cols)
         b.wild_values.append(vals)
-    # A side holds n cards: at most n - w troops (RULINGS.md 4, 8).
+    # A side holds n cards: at most n - w troops (docs/rulings.md 4, 8).
     card = CardEnc.atmost(
         lits=[troop_var(t) for t in ALL_TROOPS],
         bound=n - len(key.wilds),

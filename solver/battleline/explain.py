@@ -3,7 +3,7 @@
 Given the minimal blocking set, each card is tied to the formations it rules out:
 with that one card back in the pool, some completion of that formation beats the
 claim. Formations the opponent's own cards already rule out are named separately.
-Rules: Flags (proof from the open layout); RULINGS.md 16.
+Rules: Flags (proof from the open layout); docs/rulings.md 16.
 """
 
 from __future__ import annotations

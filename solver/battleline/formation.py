@@ -2,7 +2,7 @@
 
 Rules: Formations (Wedge > Phalanx > Battalion Order > Skirmish Line > Host, higher
 sum breaks a tie within a category, no wrap-around), Fog (only the sum counts), Mud
-(four-card formations); RULINGS.md 1, 2 and 8. Wild cards take the color and value
+(four-card formations); docs/rulings.md 1, 2 and 8. Wild cards take the color and value
 that make the side strongest, and may copy a troop that is visible elsewhere.
 
 This is the rules code that the solver uses to set its target and to replay every
@@ -111,7 +111,7 @@ def best_formation(cards: Iterable[Card | str], mud: bool = False, fog: bool = F
     ``cards`` must be a complete formation (3 cards, 4 with Mud). Under Fog only the
     sum counts and the formation is reported as a Host with that sum.
 
-    The category and sum are :func:`reach.strength`'s (the rule, RULINGS.md 1, 2, 8);
+    The category and sum are :func:`reach.strength`'s (the rule, docs/rulings.md 1, 2, 8);
     this adds the identities that make them: the run's missing values for a Wedge or
     Skirmish Line, the common value for a Phalanx, each wild's highest value
     otherwise, and the troops' color where the formation needs one color.

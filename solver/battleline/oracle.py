@@ -6,7 +6,7 @@ It tries every completion of the opponent's side from the unseen pool
 small evaluator. Slow on purpose and simple on purpose: tests compare the solver
 with it, ``verify --deep`` re-decides with it, and the benchmark measures against it.
 
-Rules: Formations, Flags; RULINGS.md 1, 2, 5-8.
+Rules: Formations, Flags; docs/rulings.md 1, 2, 5-8.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The flag-claim question: what is face up at one flag and elsewhere.
 
-Rules: Flags (claiming); RULINGS.md 4-7. ``mine`` are the claimant's cards at the
+Rules: Flags (claiming); docs/rulings.md 4-7. ``mine`` are the claimant's cards at the
 flag, ``theirs`` the opponent's, ``seen`` every other face-up troop (other flags,
 discards). ``completed_first`` says who completed first when both sides are
 complete: the side that completed last loses a tie.
@@ -186,7 +186,7 @@ def _validate(
     mud: bool,
     completed_first: str | None,
 ) -> None:
-    """Rules checks on a question; RULINGS.md 3 (one Leader), 4 (complete formation), 5."""
+    """Rules checks on a question; docs/rulings.md 3 (one Leader), 4 (complete formation), 5."""
     where: dict[Card, str] = {}
     for name, side in (("mine", mine), ("theirs", theirs), ("seen", seen)):
         for card in side:

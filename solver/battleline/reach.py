@@ -8,15 +8,15 @@ small ints for cards and six 10-bit masks for the troops that may still be added
   one side) can reach by adding troops from a pool; with an empty pool and a complete
   side, that side's strength. Formations, best first: Wedge, Phalanx, Battalion
   Order, Skirmish Line, Host; higher sum breaks a tie within a category; no
-  wrap-around (RULINGS.md 1). Wild cards take any color and the values their kind
-  allows, a visible troop's identity included (RULINGS.md 2). Fog: only the sum
-  counts; Mud: four cards (RULINGS.md 8).
+  wrap-around (docs/rulings.md 1). Wild cards take any color and the values their kind
+  allows, a visible troop's identity included (docs/rulings.md 2). Fog: only the sum
+  counts; Mud: four cards (docs/rulings.md 8).
 - :func:`claim_holds` (ints and masks, for engines and bots) and :func:`holds` (a
   :class:`ClaimQuestion`): does a claim hold? The claimant needs a complete formation
-  (RULINGS.md 4); the opponent may add any troop that is not face up (RULINGS.md 5),
-  however many it takes, and if the pool is too small the claim holds (RULINGS.md 6);
+  (docs/rulings.md 4); the opponent may add any troop that is not face up (docs/rulings.md 5),
+  however many it takes, and if the pool is too small the claim holds (docs/rulings.md 6);
   a tie goes to the side that completed first, so every tie is the claimant's while
-  the opponent is incomplete (RULINGS.md 7). Exact: the opponent takes his best
+  the opponent is incomplete (docs/rulings.md 7). Exact: the opponent takes his best
   formation, so "some completion beats the claim" is "his best reachable key beats
   it", and :func:`best_key` computes that key category by category.
 
@@ -49,7 +49,7 @@ Key: TypeAlias = int
 Pool: TypeAlias = tuple[int, int, int, int, int, int]
 
 HOST, SKIRMISH, BATTALION, PHALANX, WEDGE = range(5)
-"""Category ranks, weakest first (RULINGS.md 1)."""
+"""Category ranks, weakest first (docs/rulings.md 1)."""
 RANK_SCALE = 64
 """More than any sum (at most 40), so the rank dominates a key."""
 NO_FORMATION: Key = -1
@@ -78,13 +78,13 @@ RUNS: dict[int, tuple[Run, ...]] = {
     for n in (3, 4)
 }
 """The runs of 3 and 4 consecutive values (formations of 3, or 4 with Mud), highest
-first, none wrapping around: 9-10-1 is no run (RULINGS.md 1, 8). The one definition of
+first, none wrapping around: 9-10-1 is no run (docs/rulings.md 1, 8). The one definition of
 runs: Wedge and Skirmish Line everywhere (formations, encodings, bots) use it."""
 
 WILD_MASK: dict[int, int] = {
     code: sum(1 << (v - 1) for v in WILD_VALUES[kind]) for code, kind in WILD_KIND.items()
 }
-"""Per morale tactic code: the values (as bits) it may take (RULINGS.md 2)."""
+"""Per morale tactic code: the values (as bits) it may take (docs/rulings.md 2)."""
 WILD_TOP: dict[int, int] = {code: max(WILD_VALUES[kind]) for code, kind in WILD_KIND.items()}
 """Per morale tactic code: the highest value it may take."""
 
@@ -171,8 +171,8 @@ def best_key(cards: Sequence[int], pool: Pool, size: int = 3, fog: bool = False)
     the pool holds too few. ``pool`` must not hold the side's own troops.
 
     With an empty pool and a complete side this is the side's strength. Categories
-    are tried best first (RULINGS.md 1); wild cards take any identity their kind
-    allows, visible or not (RULINGS.md 2); Fog counts the sum only (RULINGS.md 8).
+    are tried best first (docs/rulings.md 1); wild cards take any identity their kind
+    allows, visible or not (docs/rulings.md 2); Fog counts the sum only (docs/rulings.md 8).
     """
     troops = [c for c in cards if c < 60]
     wilds = [c for c in cards if c >= 60]
@@ -228,7 +228,7 @@ def best_key(cards: Sequence[int], pool: Pool, size: int = 3, fog: bool = False)
 
 
 def strength(cards: Sequence[int], size: int = 3, fog: bool = False) -> Key:
-    """The key of a complete formation (``size`` cards), at its best (RULINGS.md 1, 2, 8)."""
+    """The key of a complete formation (``size`` cards), at its best (docs/rulings.md 1, 2, 8)."""
     if len(cards) != size:
         raise RuleError(f"a complete formation has {size} cards, got {len(cards)}")
     return best_key(cards, EMPTY_POOL, size, fog)
@@ -242,9 +242,9 @@ def claim_holds(
     fog: bool,
     i_completed_last: bool,
 ) -> bool:
-    """Does the claim hold (RULINGS.md 4-7)? False if ``mine`` is not complete.
+    """Does the claim hold (docs/rulings.md 4-7)? False if ``mine`` is not complete.
 
-    ``pool`` is every troop not face up (the rules' pool, RULINGS.md 5: no card at any
+    ``pool`` is every troop not face up (the rules' pool, docs/rulings.md 5: no card at any
     flag or in a discard pile); ``i_completed_last`` matters only when both sides are
     complete (the side that completed last loses a tie).
     """
@@ -263,7 +263,7 @@ def holds(q: ClaimQuestion) -> bool:
     holds. Agrees with :func:`~battlejudge.solver.battleline.decide` and the oracle.
 
     Raises :class:`RuleError` when both sides are complete and tie but
-    ``completed_first`` is not given (RULINGS.md 7 needs it).
+    ``completed_first`` is not given (docs/rulings.md 7 needs it).
 
     >>> from battlejudge.solver.battleline import ClaimQuestion
     >>> holds(ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10"))

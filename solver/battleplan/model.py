@@ -7,7 +7,7 @@ when it is used before the card; the second is the buff used after the card, or 
 Free choices: the face-down cards (within the per-piece caps), the kinds of face-down
 buffs, which piece reveals, when a buff is used, where each step goes and what each
 attack hits, who picks up a dropped flag. The rules encoded (seed 002 pages 3-4, with
-RULINGS.md and the engine's house rules): a move goes one free orthogonal square (a
+docs/rulings.md and the engine's house rules): a move goes one free orthogonal square (a
 diagonal one for the Diagonal buff) and may stay only when every such square is off the
 board or occupied; an attack kills an adjacent piece, friend or foe, unless it has a
 shield, which it then loses, and may hit nothing only when no enemy is adjacent; a

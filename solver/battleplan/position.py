@@ -108,7 +108,7 @@ class Position:
 
     def schedule(self) -> list[int]:
         """Who reveals at each remaining turn: alternating from ``to_move``, a player
-        with nothing left is skipped (RULINGS.md, BattlePlan)."""
+        with nothing left is skipped (docs/rulings.md, BattlePlan)."""
         left = [self.hidden_total(0), self.hidden_total(1)]
         p = self.to_move
         out = []

@@ -1,7 +1,7 @@
 """The rules of Lines of Battle that both the engine and the solver need: unit types,
 facings, squares, attack lines and combat odds.
 
-Rules: seed 003 (Unit Types, Facing, Combat Phase) with shared/RULINGS.md (Lines of
+Rules: seed 003 (Unit Types, Facing, Combat Phase) with docs/rulings.md (Lines of
 Battle). The engine imports these so there is one source for every number.
 
 >>> Board(10, 10).name(Board(10, 10).parse("c4"))
@@ -79,7 +79,7 @@ def facing_from_name(text: str) -> Facing:
 
 
 def aspect(attack_facing: Facing, defender_facing: Facing) -> int:
-    """Frontal, side or rear, judged from the defender's facing (RULINGS.md, Lines of
+    """Frontal, side or rear, judged from the defender's facing (docs/rulings.md, Lines of
     Battle): an attacker on the defender's front line attacks frontally, one directly
     behind attacks the rear, any other the side. The attacker stands on the side the
     attack comes from, the opposite of the way it faces."""
@@ -106,7 +106,7 @@ def kill_probability(attacker: Kind, defender: Kind, how: int) -> Fraction:
 
 def destroys(attacker: Kind, defender: Kind, attack_die: int, defend_die: int) -> bool:
     """Frontal combat: the attacker's die must beat the defender's; a tie rule makes a
-    tie enough (RULINGS.md, Lines of Battle)."""
+    tie enough (docs/rulings.md, Lines of Battle)."""
     return attack_die > defend_die or (attack_die == defend_die and wins_ties(attacker, defender))
 
 

@@ -1,7 +1,7 @@
 """Exact combat odds: one attack, and the number of units a planned combat phase
 destroys.
 
-Rules: seed 003, Combat Phase; RULINGS.md (Lines of Battle): attacks go straight ahead
+Rules: seed 003, Combat Phase; docs/rulings.md (Lines of Battle): attacks go straight ahead
 and any unit in between blocks them; frontal combat needs the attacker's d6 to beat the
 defender's (a tie is enough for a swordsman against a spearman and a spearman against
 cavalry); side and rear attacks destroy without a roll; the attacker orders his attacks

@@ -13,7 +13,7 @@ The model (one turn of the mover, every other unit standing still):
   never free; final squares are distinct;
 * each unit ends with one facing (any, for one free re-face; swapped units keep theirs);
 * each unit that can attack (not the Commander, not a reloading archer, not swapped)
-  attacks at most one enemy straight ahead within range (RULINGS.md, Lines of Battle);
+  attacks at most one enemy straight ahead within range (docs/rulings.md, Lines of Battle);
   no mover unit may stand between; an enemy in between must have been destroyed for
   certain (side or rear) by an earlier attack (each target has a kill time).
 

@@ -3,7 +3,7 @@
 A position is the board at the start of a player's turn (nothing moved yet): its size,
 who moves, and every unit with its square, owner, kind, facing and whether it is an
 archer reloading (it attacked on its owner's last turn, so it skips its owner's next
-attack; RULINGS.md, Lines of Battle). The engine converts a state into one; the solver
+attack; docs/rulings.md, Lines of Battle). The engine converts a state into one; the solver
 never imports the engine.
 
 The file (``battlejudge lines-of-battle schema``)::

@@ -318,7 +318,7 @@ class FlagView:
     claimed: int
     mine_done: int
     theirs_done: int
-    """The turn each side completed (-1 if incomplete), for ties (RULINGS.md 7)."""
+    """The turn each side completed (-1 if incomplete), for ties (docs/rulings.md 7)."""
 
 
 @dataclass
@@ -535,7 +535,7 @@ class Evaluator:
 
 
 def _best_subset(cards: Sequence[int], n: int, fog: bool) -> list[int]:
-    """The strongest n of the cards (the owner's choice when Mud leaves, RULINGS.md 10)."""
+    """The strongest n of the cards (the owner's choice when Mud leaves, docs/rulings.md 10)."""
     best: list[int] = list(cards[:n])
     best_key = -1
     for drop in range(len(cards)):
