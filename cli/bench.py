@@ -662,3 +662,75 @@ def _print_attack(workers: int, seed: int, seconds: float, as_json: bool) -> Non
         )
     for name, ok in r["targets"].items():
         click.echo(f"  target {name}: {'met' if ok else 'MISSED'}")
+
+
+_STARTUP_CASES: tuple[tuple[str, tuple[str, ...], float], ...] = (
+    ("--help", ("--help",), 0.2),
+    (
+        "claim (one-shot)",
+        ("claim", "--mine", "R4 R5 R3", "--theirs", "B8", "--seen", "B7 B10"),
+        0.2,
+    ),
+    ("guide ask", ("guide", "battleline", "ask", "how many cards in a hand"), 0.5),
+)
+"""(name, arguments, target wall seconds): issue 17 item 4 and issue 20 item 5."""
+
+
+@bench.command("startup")
+@click.option("--runs", default=7, show_default=True, type=click.IntRange(min=1))
+@click.option("--json", "as_json", is_flag=True)
+def bench_startup(runs: int, as_json: bool) -> None:
+    """Whole-process wall time of one-shot commands (start-up included), beside two
+    baselines run in turn with them: a bare interpreter, and importing every command
+    module at once (how every command started before the commands were loaded lazily)."""
+    import statistics
+    import subprocess
+    import sys
+
+    from battlejudge.cli.main import COMMANDS
+
+    eager = "; ".join(
+        f"import battlejudge.cli.{m}" for m in sorted({m for m, _, _ in COMMANDS.values()})
+    )
+    cases: list[tuple[str, list[str], float | None]] = [
+        ("python (bare)", [sys.executable, "-c", "pass"], None),
+        ("every command imported", [sys.executable, "-c", eager], None),
+    ]
+    run_cli = (
+        "import sys; from battlejudge.cli.main import main; sys.argv[0] = 'battlejudge'; main()"
+    )
+    cases += [(n, [sys.executable, "-c", run_cli, *a], t) for n, a, t in _STARTUP_CASES]
+    times: dict[str, list[float]] = {name: [] for name, _, _ in cases}
+    for _ in range(runs + 1):  # the first round warms the disk cache and is dropped
+        for name, argv, _ in cases:
+            start = time.perf_counter()
+            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+            times[name].append(time.perf_counter() - start)
+    medians = {name: statistics.median(t[1:]) for name, t in times.items()}
+    eager_s = medians["every command imported"]
+    rows = [
+        {
+            "name": name,
+            "median_s": round(medians[name], 4),
+            "max_s": round(max(times[name][1:]), 4),
+            "ratio_to_eager_import": round(medians[name] / eager_s, 3),
+            "target_s": target,
+            "met": None if target is None else medians[name] <= target,
+        }
+        for name, _, target in cases
+    ]
+    if as_json:
+        emit_json({"runs": runs, "rows": rows})
+        return
+    click.echo(f"bench startup: whole-process wall, median of {runs} runs (first round dropped)")
+    click.echo(f"  {'command':<24}{'median s':>10}{'max s':>9}{'vs eager':>10}  target")
+    for r in rows:
+        target = (
+            ""
+            if r["target_s"] is None
+            else f"<= {r['target_s']} s: " + ("met" if r["met"] else "MISSED")
+        )
+        click.echo(
+            f"  {r['name']:<24}{r['median_s']:>10.3f}{r['max_s']:>9.3f}"
+            f"{r['ratio_to_eager_import']:>9.2f}x  {target}"
+        )

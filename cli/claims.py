@@ -23,7 +23,6 @@ from battlejudge.cli.common import (
     stderr_is_tty,
 )
 from battlejudge.engines.battleline.answers import claim_json, formation_json
-from battlejudge.proofs.battleline import save_certificate, verify_file
 from battlejudge.proofs.budget import DEFAULT_TIME_LIMIT
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import UndecidedError
@@ -152,6 +151,8 @@ def claim(
     micros = round((time.perf_counter() - start) * 1e6)
     verified = bl.verify(p)
     if certificate:
+        from battlejudge.proofs.battleline import save_certificate
+
         save_certificate(p.certificate, certificate)
     proof_log = open_log(log_path, key)
     if proof_log is not None:
@@ -248,7 +249,7 @@ def claims_check(file: IO[bytes], conflict_limit: int | None) -> None:
 @click.option("--fog", is_flag=True, help="Only the sum counts.")
 @click.option("--json", "as_json", is_flag=True)
 def formation(cards: str, mud: bool, fog: bool, as_json: bool) -> None:
-    """Name the best formation of CARDS (e.g. "R9 cavalry alexander") with wild choices."""
+    """Name the best formation of CARDS, such as "R9 cavalry alexander", with wild choices."""
     parsed = bl.parse_cards(cards, "CARDS")
     f = bl.best_formation(parsed, mud=mud, fog=fog)
     if as_json:
@@ -281,6 +282,8 @@ def verify(certificate: str, deep: bool, time_limit: float, as_json: bool) -> No
     from battlejudge.solver.errors import VerificationError
 
     try:
+        from battlejudge.proofs.battleline import verify_file
+
         cert = verify_file(certificate, deep=deep, time_limit=time_limit)
     except VerificationError as e:
         if as_json:

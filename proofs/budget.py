@@ -17,18 +17,19 @@ from __future__ import annotations
 
 import atexit
 import logging
-import multiprocessing
 import os
 import resource
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from battlejudge.solver.errors import BattlejudgeError, InputError, UndecidedError
+
+if TYPE_CHECKING:  # multiprocessing is imported when a worker starts, not by every command
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 __all__ = [
     "DEFAULT_MEMORY_LIMIT",
@@ -139,6 +140,8 @@ class BudgetPool:
         method = self._start_method
         if method is None:
             method = "fork" if threading.active_count() == 1 else "forkserver"
+        import multiprocessing
+
         ctx = multiprocessing.get_context(method)
         if method == "forkserver":
             ctx.set_forkserver_preload(["battlejudge.proofs.battleline.certificate"])

@@ -13,8 +13,8 @@ import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib.metadata import version
 
+import pysat
 from pysat.solvers import Solver
 
 from battlejudge.solver.battleline.encode import Encoding, EncodingKey, encode_key
@@ -102,4 +102,6 @@ def refute(clauses: Sequence[Sequence[int]]) -> list[str] | None:
 @functools.cache
 def solver_version() -> str:
     """The PySAT release that wrote the proofs (recorded in every certificate)."""
-    return f"python-sat {version('python-sat')}"
+    # The package's own attribute: the same string as its distribution metadata, without
+    # importing importlib.metadata (20 ms of every command's start-up).
+    return f"python-sat {pysat.__version__}"
