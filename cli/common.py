@@ -9,7 +9,12 @@ from typing import Any, NoReturn, TypeVar
 
 import click
 
-from battlejudge.solver.errors import BattlejudgeError, UndecidedError, VerificationError
+from battlejudge.solver.errors import (
+    BattlejudgeError,
+    UndecidedError,
+    VerificationError,
+    missing_extra,
+)
 
 EXIT_OK = 0
 EXIT_NO = 1
@@ -40,6 +45,11 @@ class BattlejudgeGroup(click.Group):
             fail(str(e), EXIT_NO)
         except (ValueError, BattlejudgeError) as e:
             fail(str(e))
+        except ImportError as e:
+            error = missing_extra(e)
+            if error is None:
+                raise
+            fail(str(error))
         except BrokenPipeError:
             # The reader went away (``battlejudge demo | head``): nothing left to say.
             raise click.exceptions.Exit(EXIT_OK) from None

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from battlejudge.engines.game import GameState
-from battlejudge.solver.errors import InputError
+from battlejudge.solver.errors import InputError, missing_extra
 
 
 @runtime_checkable
@@ -328,7 +328,15 @@ def get_game(name: str) -> GameInfo:
     entry = _MODULES.get(name)
     if entry is None:
         raise InputError(f"unknown game {name!r} (games: {', '.join(game_names())})")
-    game: GameInfo = getattr(importlib.import_module(entry[0]), entry[1])
+    try:
+        module = importlib.import_module(entry[0])
+    except ImportError as e:
+        # BattlePlan, Lines of Battle and Force Duel need the games extra (OR-Tools).
+        error = missing_extra(e)
+        if error is None:
+            raise
+        raise error from None
+    game: GameInfo = getattr(module, entry[1])
     return game
 
 

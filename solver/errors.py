@@ -49,3 +49,29 @@ def invalid(error: ValidationError, root: str = "", top: str = "(top)") -> Input
     (``top`` when the document itself is wrong)."""
     err = error.errors()[0]
     return InputError(f"{json_path(err['loc'], root) or top}: {err['msg']}")
+
+
+class MissingExtraError(BattlejudgeError):
+    """A feature needs an optional dependency that is not installed; the message says
+    which extra to install (``pip install 'battlejudge[games]'``)."""
+
+
+EXTRAS: dict[str, tuple[str, str]] = {
+    "ortools": (
+        "games",
+        "the BattlePlan, Lines of Battle and Force Duel questions and solver bots need OR-Tools",
+    ),
+    "wordllama": ("guide", "the rules guide's sentence vectors need wordllama"),
+    "psycopg": ("postgres", "PostgreSQL proof logs need psycopg"),
+}
+"""Top-level module -> (the extra that installs it, what needs it)."""
+
+
+def missing_extra(error: ImportError) -> MissingExtraError | None:
+    """The one-line error for an optional dependency that failed to import, or None
+    when ``error`` is about some other module (a real bug, left to propagate)."""
+    name = (getattr(error, "name", None) or "").split(".")[0]
+    if name not in EXTRAS:
+        return None
+    extra, what = EXTRAS[name]
+    return MissingExtraError(f"{what}, which is not installed: pip install 'battlejudge[{extra}]'")

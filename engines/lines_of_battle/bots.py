@@ -32,7 +32,6 @@ from battlejudge.solver.lines_of_battle.core import (
     SPEARMAN,
     SWORDSMAN,
 )
-from battlejudge.solver.lines_of_battle.plan import best_attack
 
 # The planner's formation by column (B..I), front row then back row.
 _FRONT = (SPEARMAN, SWORDSMAN, SPEARMAN, SWORDSMAN, SWORDSMAN, SPEARMAN, SWORDSMAN, SPEARMAN)
@@ -74,6 +73,9 @@ class PlannerBot:
             return self._deploy(state)
         legal = state.legal_actions()
         if state.phase == MOVING and state.at_turn_start():
+            # OR-Tools (the games extra) is imported when the planner first plays.
+            from battlejudge.solver.lines_of_battle.plan import best_attack
+
             plan = best_attack(state.position(), time_limit=self.time_limit, advance=True)
             self._queue = plan_actions(plan)
         while self._queue:

@@ -9,6 +9,7 @@ of enemy units destroyed, over the dice of every frontal attack.
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from battlejudge.engines.game import CHANCE, IllegalActionError
 from battlejudge.engines.lines_of_battle.actions import (
@@ -21,7 +22,9 @@ from battlejudge.engines.lines_of_battle.actions import (
     Action,
 )
 from battlejudge.engines.lines_of_battle.state import FIGHTING, LinesOfBattleState
-from battlejudge.solver.lines_of_battle.plan import Plan
+
+if TYPE_CHECKING:  # the planner needs OR-Tools (the games extra); replaying a plan does not
+    from battlejudge.solver.lines_of_battle.plan import Plan
 
 
 def movement_actions(plan: Plan) -> list[Action]:
