@@ -31,6 +31,45 @@ def test_holds_agrees_with_the_oracle_and_the_sat_path(q: bl.ClaimQuestion) -> N
     assert bl.decide(q).valid == expected
 
 
+@SETTINGS
+@given(any_questions())
+def test_decide_witness_beats_the_claim(q: bl.ClaimQuestion) -> None:
+    """An invalid decision's witness is legal (unseen troops completing the opponent's
+    side) and beats the claim, or ties it when the claimant completed last, by the
+    oracle's own evaluation (docs/rulings.md 5, 7, 16)."""
+    d = bl.decide(q)
+    assert d.valid == oracle_answer(q).valid
+    w = d.witness
+    if d.valid:
+        assert w is None and d.added is None
+        return
+    assert w is not None
+    assert not {c.code for c in w.added} & (q.face_up | q.theirs_troops)
+    assert all(c.is_troop for c in w.added)
+    done = (*q.theirs, *w.added)
+    assert len(done) == q.size
+    theirs, mine = oracle.strength(done, q.fog), oracle.strength(q.mine, q.fog)
+    assert theirs > mine or (theirs == mine and q.completed_first == "theirs")
+    assert w.formation.strength == theirs
+
+
+def test_question_from_codes_is_the_question_from_strings() -> None:
+    q = bl.ClaimQuestion("R4 R5 R3", "B8 alexander", "B7 B10", mud=False)
+    assert bl.ClaimQuestion.from_codes([3, 4, 2], [47, 60], [46, 49]) == q
+    assert q.codes == ((3, 4, 2), (47, 60))
+    with pytest.raises(ValueError, match="card code 64 in theirs"):
+        bl.ClaimQuestion.from_codes([3, 4, 2], [64])
+    with pytest.raises(RuleError, match="R4 is given in theirs and in mine"):
+        bl.ClaimQuestion.from_codes([3, 4, 2], [3])
+
+
+@SETTINGS
+@given(any_questions())
+def test_pool_is_every_troop_not_face_up_and_not_theirs(q: bl.ClaimQuestion) -> None:
+    unseen = set(range(60)) - q.face_up - q.theirs_troops
+    assert q.pool == reach.pool_from(unseen)
+
+
 @st.composite
 def near_empty(draw: st.DrawFn) -> bl.ClaimQuestion:
     """A question with at most six troops left unseen: the pool may be too small to
@@ -134,6 +173,27 @@ def test_best_key_is_the_best_completion(
         assert divmod(got, reach.RANK_SCALE) == best
 
 
+@SETTINGS
+@given(sides_and_pools())
+def test_best_completion_reaches_the_best_key_from_the_pool(
+    case: tuple[list[bl.Card], list[bl.Card], bool, bool],
+) -> None:
+    """The witness path: the troops ``best_completion`` adds come from the pool, complete
+    the side, and reach the best key, evaluated by the oracle's own rules code."""
+    side, pool, mud, fog = case
+    size = 4 if mud else 3
+    pool_codes = reach.pool_from(_codes(pool))
+    key, added = reach.best_completion(_codes(side), pool_codes, size, fog)
+    assert key == reach.best_key(_codes(side), pool_codes, size, fog)
+    if key == reach.NO_FORMATION:
+        assert added == ()
+        return
+    assert set(added) <= set(_codes(pool))
+    assert len(added) == size - len(side)
+    done = (*side, *(bl.Card(t) for t in added))
+    assert divmod(key, reach.RANK_SCALE) == oracle.strength(done, fog)
+
+
 def test_runs_are_consecutive_values_without_wrap_around() -> None:
     # docs/rulings.md 1: 9-10-1 is not consecutive; Mud makes runs of four (docs/rulings.md 8).
     for n in (3, 4):
@@ -155,3 +215,34 @@ def test_holds_examples() -> None:
     taken = {"R1", "R2", "R3", "G9"}
     seen = [str(c) for c in TROOPS if str(c) not in taken | {"G10"}]
     assert reach.holds(bl.ClaimQuestion(mine="R1 R2 R3", theirs="G9", seen=seen))
+
+
+_ANY_CARD = st.integers(0, 63).map(lambda c: bl.CARDS[c])
+
+
+@SETTINGS
+@given(
+    st.lists(_ANY_CARD, max_size=5),
+    st.lists(_ANY_CARD, max_size=5),
+    st.lists(_ANY_CARD, max_size=8),
+    st.booleans(),
+    st.sampled_from([None, "mine", "theirs"]),
+)
+def test_quick_checks_accept_exactly_what_the_full_checks_accept(
+    mine: list[bl.Card], theirs: list[bl.Card], seen: list[bl.Card], mud: bool, first: str | None
+) -> None:
+    """The question's cheap checks on the common case let nothing through that the
+    full rules checks (docs/rulings.md 3-5) refuse."""
+    from battlejudge.solver.battleline.question import _validate
+
+    try:
+        _validate(tuple(mine), tuple(theirs), tuple(seen), mud, first)
+        expected = None
+    except RuleError as e:
+        expected = str(e)
+    try:
+        bl.ClaimQuestion(mine, theirs, seen, mud=mud, completed_first=first)
+        got = None
+    except RuleError as e:
+        got = str(e)
+    assert got == expected

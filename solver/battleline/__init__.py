@@ -4,7 +4,8 @@ Public API (names fixed; engines and tools depend on them)::
 
     from battlejudge.solver import battleline as bl
     q = bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10")
-    bl.decide(q).valid            # fast verdict
+    bl.decide(q).valid            # fast verdict (exact, no SAT call); .witness when invalid
+    bl.ClaimQuestion.from_codes([3, 4, 2], [47], [46, 49])   # the same question, for engines
     p = bl.prove(q)               # .verdict, .witness, .blocking, .certificate
     bl.verify(p)                  # True, or raises VerificationError
     bl.best_formation(["R9", "cavalry", "alexander"]).name
@@ -13,7 +14,7 @@ Public API (names fixed; engines and tools depend on them)::
 from __future__ import annotations
 
 from battlejudge.solver.battleline import oracle
-from battlejudge.solver.battleline.cards import Card, format_cards, parse_cards
+from battlejudge.solver.battleline.cards import CARDS, Card, format_cards, parse_cards
 from battlejudge.solver.battleline.claims import (
     Certificate,
     Decision,
@@ -31,6 +32,7 @@ from battlejudge.solver.battleline.formation import CATEGORIES, Formation, best_
 from battlejudge.solver.battleline.question import ClaimQuestion
 
 __all__ = [
+    "CARDS",
     "CATEGORIES",
     "ENCODER_VERSION",
     "Card",

@@ -112,6 +112,9 @@ class Card:
     @classmethod
     def parse(cls, text: str, where: str = "") -> Card:
         """Parse one card, leniently (any case, long tactic names); ``where`` names the source."""
+        card = _BY_NAME.get(text.lower())
+        if card is not None:
+            return card
         token = text.strip()
         place = f" in {where}" if where else ""
         m = _TROOP_RE.match(token)
@@ -167,6 +170,14 @@ class Card:
         printer.text(repr(self))  # type: ignore[attr-defined]
 
 
+CARDS: tuple[Card, ...] = tuple(Card(code) for code in range(60 + len(_TACTIC_NAMES)))
+"""Every formation card, by code: the one shared instance of each."""
+_BY_NAME: dict[str, Card] = {str(c).lower(): c for c in CARDS} | {
+    alias: CARDS[60 + _TACTIC_NAMES.index(name)] for alias, name in _MORALE_ALIASES.items()
+}
+"""Lower-case notation (and the morale tactics' long names) -> card: the hot path of
+:meth:`Card.parse`; anything else goes through the full parse and its error messages."""
+
 CardsInput: TypeAlias = "str | Iterable[str | Card] | None"
 
 
@@ -182,15 +193,15 @@ def parse_cards(cards: CardsInput, where: str = "") -> tuple[Card, ...]:
     if cards is None:
         return ()
     if isinstance(cards, str):
-        tokens: list[str | Card] = [t for t in re.split(r"[\s,]+", cards) if t]
+        tokens: Iterable[str | Card] = cards.replace(",", " ").split()
     else:
-        tokens = list(cards)
+        tokens = cards
     out = []
     for tok in tokens:
-        if isinstance(tok, Card):
+        if isinstance(tok, str):
+            out.append(_BY_NAME.get(tok.lower()) or Card.parse(tok, where))
+        elif isinstance(tok, Card):
             out.append(tok)
-        elif isinstance(tok, str):
-            out.append(Card.parse(tok, where))
         else:
             raise InputError(f"{tok!r} in {where or 'cards'} is not a card name")
     return tuple(out)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from dratify import check_proof, parse_dimacs
 
-from battlejudge.solver.battleline import oracle
+from battlejudge.solver.battleline import oracle, reach
 from battlejudge.solver.battleline.backend import (
     PROOF_SOLVER,
     SolverCache,
@@ -94,16 +94,48 @@ class Witness:
 
 @dataclass(frozen=True)
 class Decision:
-    """The fast verdict. ``valid`` is None when a limit was hit (``status == 'unknown'``)."""
+    """The fast verdict. ``valid`` is None when a limit was hit (``status == 'unknown'``).
+
+    The evidence (:attr:`mine`, :attr:`added`, :attr:`witness`) is worked out when read,
+    so an engine asking only for the verdict does not pay for it.
+    """
 
     question: ClaimQuestion
     status: Status
-    mine: Formation
-    witness: Witness | None
 
     @property
     def valid(self) -> bool | None:
         return None if self.status == "unknown" else self.status == "valid"
+
+    @property
+    def mine(self) -> Formation:
+        """The claimant's formation, with the identities its wild cards take."""
+        q = self.question
+        return best_formation(q.mine, q.mud, q.fog)
+
+    @property
+    def added(self) -> tuple[Troop, ...] | None:
+        """For an invalid claim, the troops (codes) of the opponent's best completion,
+        which beats the claim (:func:`.reach.best_completion`); empty when his side is
+        complete already; None for a valid claim."""
+        if self.status != "invalid":
+            return None
+        q = self.question
+        theirs = q.codes[1]
+        if len(theirs) == q.size:
+            return ()
+        return reach.best_completion(theirs, q.pool, q.size, q.fog)[1]
+
+    @property
+    def witness(self) -> Witness | None:
+        """For an invalid claim, the completion that beats it (or ties it when the
+        claimant completed last), with the formation it reaches; None otherwise."""
+        added = self.added
+        if added is None:
+            return None
+        q = self.question
+        cards = tuple(Card(t) for t in added)
+        return Witness(cards, best_formation((*q.theirs, *cards), q.mud, q.fog))
 
 
 @dataclass(frozen=True)
@@ -156,6 +188,13 @@ class ProvedClaim:
 
 
 # -- setting up a question -----------------------------------------------------------------
+def _tie_needs_first(mine: Formation) -> RuleError:
+    return RuleError(
+        f"both sides are complete and tie at {mine.label}: completed_first must say "
+        f"who completed first ('mine' or 'theirs')"
+    )
+
+
 def _ties_lost(q: ClaimQuestion, mine: Formation) -> bool:
     """docs/rulings.md 7: the side that completed last loses a tie; an incomplete opponent
     would play last, so then every tie is the claimant's."""
@@ -164,10 +203,7 @@ def _ties_lost(q: ClaimQuestion, mine: Formation) -> bool:
     if q.completed_first is None:
         theirs = best_formation(q.theirs, q.mud, q.fog)
         if theirs.strength == mine.strength:
-            raise RuleError(
-                f"both sides are complete and tie at {mine.label}: completed_first must say "
-                f"who completed first ('mine' or 'theirs')"
-            )
+            raise _tie_needs_first(mine)
         return False
     return q.completed_first == "theirs"
 
@@ -200,21 +236,33 @@ def _witness(q: ClaimQuestion, enc: Encoding, model: list[int], mine: Formation)
 def decide(
     q: ClaimQuestion, *, conflict_limit: int | None = None, cache: SolverCache | None = None
 ) -> Decision:
-    """The fast verdict: one solve under assumptions on a cached solver.
+    """The fast verdict, exact and without a SAT call: the opponent's best reachable
+    formation against the claimant's (:mod:`.reach`, docs/rulings.md 4-7). For an invalid
+    claim the decision gives the opponent's best completion. ``conflict_limit`` and ``cache``
+    are accepted for callers of the SAT path and not needed here: this never hits a limit.
 
     >>> decide(ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10")).valid
     True
+    >>> decide(ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7")).witness.added
+    (Card.parse('B9'), Card.parse('B10'))
     """
-    cache = cache or _CACHE
-    mine, key, lits = _setup(q)
-    out = cache.solve(key, lits, conflict_limit)
-    if out.sat is None:
-        return Decision(q, "unknown", mine, None)
-    if out.sat:
-        assert out.model is not None
-        _, enc = cache.get(key)
-        return Decision(q, "invalid", mine, _witness(q, enc, out.model, mine))
-    return Decision(q, "valid", mine, None)
+    del conflict_limit, cache
+    mine, theirs = q.codes
+    size, fog = q.size, q.fog
+    my_key = reach.best_key(mine, reach.EMPTY_POOL, size, fog)
+    if len(theirs) == size:
+        their_key = reach.best_key(theirs, reach.EMPTY_POOL, size, fog)
+        if their_key == my_key:
+            if q.completed_first is None:
+                raise _tie_needs_first(best_formation(q.mine, q.mud, fog))
+            lost = q.completed_first == "theirs"  # docs/rulings.md 7
+        else:
+            lost = their_key > my_key
+        return Decision(q, "invalid" if lost else "valid")
+    # An incomplete opponent would play last: every tie is the claimant's (docs/rulings.md 7).
+    if reach.best_key(theirs, q.pool, size, fog, my_key) <= my_key:
+        return Decision(q, "valid")
+    return Decision(q, "invalid")
 
 
 # -- proving ---------------------------------------------------------------------------

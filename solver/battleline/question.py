@@ -13,7 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from battlejudge.solver.battleline import reach
 from battlejudge.solver.battleline.cards import (
+    CARDS,
     LEADER,
     Card,
     CardsInput,
@@ -54,6 +56,9 @@ class ClaimQuestion:
     _troops: tuple[frozenset[Troop], frozenset[Troop], frozenset[Troop]] = field(
         repr=False, compare=False, hash=False, default=(frozenset(), frozenset(), frozenset())
     )
+    _codes: tuple[tuple[int, ...], tuple[int, ...]] = field(
+        repr=False, compare=False, hash=False, default=((), ())
+    )
 
     def __init__(
         self,
@@ -66,24 +71,89 @@ class ClaimQuestion:
     ) -> None:
         m = parse_cards(mine, "mine")
         t = parse_cards(theirs, "theirs")
-        s = parse_cards(seen, "seen")
-        mud = _bool(mud, "mud")
-        fog = _bool(fog, "fog")
+        sn = parse_cards(seen, "seen")
+        if mud is not False and mud is not True:
+            mud = _bool(mud, "mud")
+        if fog is not False and fog is not True:
+            fog = _bool(fog, "fog")
         if completed_first is not None:
             completed_first = str(completed_first).lower()
             if completed_first not in ("mine", "theirs"):
                 raise InputError(
                     f"completed_first must be 'mine', 'theirs' or null, got {completed_first!r}"
                 )
-        _validate(m, t, s, mud, completed_first)
+        mc = tuple(c.code for c in m)
+        tc = tuple(c.code for c in t)
+        sc = sorted(c.code for c in sn)
+        n = 4 if mud else 3
+        # The common case passes these cheap checks; anything else goes through
+        # _validate, which finds the first problem and names it.
+        if not (
+            len(mc) == n
+            and len(tc) <= n
+            and len({*mc, *tc, *sc}) == len(mc) + len(tc) + len(sc)
+            and (not sc or sc[-1] < 60)
+            and (mc.count(60) + mc.count(61) < 2 and tc.count(60) + tc.count(61) < 2)
+            and (completed_first != "theirs" or len(tc) == n)
+        ):
+            _validate(m, t, sn, mud, completed_first)
         object.__setattr__(self, "mine", m)
         object.__setattr__(self, "theirs", t)
-        object.__setattr__(self, "seen", tuple(sorted(s, key=_code)))
+        object.__setattr__(self, "seen", tuple(CARDS[c] for c in sc))
         object.__setattr__(self, "mud", mud)
         object.__setattr__(self, "fog", fog)
         object.__setattr__(self, "completed_first", completed_first)
-        troops = tuple(frozenset(c.code for c in side if c.is_troop) for side in (m, t, s))
+        troops = (
+            frozenset(c for c in mc if c < 60),
+            frozenset(c for c in tc if c < 60),
+            frozenset(sc),
+        )
         object.__setattr__(self, "_troops", troops)
+        object.__setattr__(self, "_codes", (mc, tc))
+
+    @classmethod
+    def from_codes(
+        cls,
+        mine: Iterable[int],
+        theirs: Iterable[int] = (),
+        seen: Iterable[int] = (),
+        mud: bool = False,
+        fog: bool = False,
+        completed_first: str | None = None,
+    ) -> ClaimQuestion:
+        """The question from card codes, for engines (troops ``color * 10 + value - 1``,
+        morale tactics 60-63: :data:`~battlejudge.solver.battleline.cards.CARDS`); checked
+        like any other question.
+
+        >>> ClaimQuestion.from_codes([3, 4, 2], [47], [46, 49])
+        ClaimQuestion(mine='R4 R5 R3', theirs='B8', seen='B7 B10')
+        """
+        return cls(
+            _cards(mine, "mine"),
+            _cards(theirs, "theirs"),
+            _cards(seen, "seen"),
+            mud,
+            fog,
+            completed_first,
+        )
+
+    # -- derived facts -----------------------------------------------------------------
+    @property
+    def codes(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """The claimant's and the opponent's cards at the flag as codes, in play order."""
+        return self._codes
+
+    @property
+    def pool(self) -> reach.Pool:
+        """Every troop the opponent may still add: those not face up and not his
+        (docs/rulings.md 5), as :mod:`.reach` masks."""
+        pool: reach.Pool | None = self.__dict__.get("_pool")
+        if pool is None:
+            pool = reach.pool_without(
+                reach.FULL_POOL, (*self._codes[0], *self._codes[1], *self._troops[2])
+            )
+            object.__setattr__(self, "_pool", pool)
+        return pool
 
     # -- derived facts -----------------------------------------------------------------
     @property
@@ -221,6 +291,15 @@ def _validate(
         raise RuleError(
             f"completed_first is 'theirs' but theirs has only {len(theirs)} of {n} cards"
         )
+
+
+def _cards(codes: Iterable[int], where: str) -> tuple[Card, ...]:
+    out = []
+    for code in codes:
+        if not isinstance(code, int) or not 0 <= code < len(CARDS):
+            raise InputError(f"card code {code!r} in {where} is not a card (0-63)")
+        out.append(CARDS[code])
+    return tuple(out)
 
 
 def all_cards(q: ClaimQuestion) -> Iterable[Card]:

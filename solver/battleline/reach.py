@@ -90,6 +90,8 @@ WILD_TOP: dict[int, int] = {code: max(WILD_VALUES[kind]) for code, kind in WILD_
 
 _POPCOUNT = [bin(m).count("1") for m in range(1 << 10)]
 _RUN_KEYS = {n: tuple((r.total, r.mask) for r in runs) for n, runs in RUNS.items()}
+_COLORS_OF = [tuple(c for c in range(6) if m >> c & 1) for m in range(1 << 6)]
+"""The color indexes in a 6-bit color mask."""
 
 
 def _top_sums() -> list[tuple[int, ...]]:
@@ -134,19 +136,21 @@ def pool_size(pool: Pool) -> int:
     return sum(_POPCOUNT[m] for m in pool)
 
 
-def _fill(missing: int, wilds: Sequence[int], avail: int) -> bool:
-    """Can the wilds take some of the ``missing`` values (one each) so that every
-    other missing value is in ``avail``?"""
+def _assign(missing: int, wilds: Sequence[int], avail: int) -> int:
+    """Let the wilds take some of the ``missing`` values (one each) so that every other
+    missing value is in ``avail``: the values left for troops to give (a mask), or -1 if
+    the wilds cannot be placed so."""
     if not wilds:
-        return missing & ~avail == 0
+        return missing if missing & ~avail == 0 else -1
     w = WILD_MASK[wilds[0]] & missing
     rest = wilds[1:]
     while w:
         bit = w & -w
-        if _fill(missing & ~bit, rest, avail):
-            return True
+        left = _assign(missing & ~bit, rest, avail)
+        if left >= 0:
+            return left
         w &= ~bit
-    return False
+    return -1
 
 
 def _top_any(pool: Pool, k: int) -> int:
@@ -165,7 +169,9 @@ def _top_any(pool: Pool, k: int) -> int:
     return -1
 
 
-def best_key(cards: Sequence[int], pool: Pool, size: int = 3, fog: bool = False) -> Key:
+def best_key(
+    cards: Sequence[int], pool: Pool, size: int = 3, fog: bool = False, floor: Key = NO_FORMATION
+) -> Key:
     """The strongest formation ``cards`` (troops and morale tactics at one side) can
     reach by adding ``size - len(cards)`` troops from ``pool``; :data:`NO_FORMATION` if
     the pool holds too few. ``pool`` must not hold the side's own troops.
@@ -173,24 +179,56 @@ def best_key(cards: Sequence[int], pool: Pool, size: int = 3, fog: bool = False)
     With an empty pool and a complete side this is the side's strength. Categories
     are tried best first (docs/rulings.md 1); wild cards take any identity their kind
     allows, visible or not (docs/rulings.md 2); Fog counts the sum only (docs/rulings.md 8).
+
+    ``floor``: only keys above it matter (a claim's strength). Once no category left can
+    beat it, the search stops and returns :data:`NO_FORMATION`, so the answer is exact
+    whenever it is above ``floor``.
     """
-    troops = [c for c in cards if c < 60]
-    wilds = [c for c in cards if c >= 60]
     k = size - len(cards)
     if k < 0:
         raise RuleError(f"{len(cards)} cards on a side of {size}")
-    wild_top = sum(WILD_TOP[w] for w in wilds)
-    tsum = sum(c % 10 + 1 for c in troops)
+    if k == 0:
+        memo = (size, fog, *cards)
+        key = _STRENGTH.get(memo)
+        if key is None:
+            key = _best_key(cards, EMPTY_POOL, size, fog, NO_FORMATION)
+            if len(_STRENGTH) >= _STRENGTH_MAX:
+                _STRENGTH.clear()
+            _STRENGTH[memo] = key
+        return key
+    return _best_key(cards, pool, size, fog, floor)
+
+
+_STRENGTH: dict[tuple[int, ...], Key] = {}
+"""The strength of complete sides already evaluated ((size, fog, *cards) -> key): a
+pure function of at most four cards, so the cache is exact; cleared when full."""
+_STRENGTH_MAX = 1 << 18
+
+
+def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key) -> Key:
+    k = size - len(cards)
+    troops: list[int] = []
+    wilds: list[int] = []
+    tsum = 0
+    tmask = 0
+    cmask = 0
+    for c in cards:
+        if c < 60:
+            troops.append(c)
+            tsum += c % 10 + 1
+            tmask |= 1 << (c % 10)
+            cmask |= 1 << (c // 10)
+        else:
+            wilds.append(c)
+    wild_top = 0
+    for w in wilds:
+        wild_top += WILD_TOP[w]
     if fog:
         top = _top_any(pool, k)
         return NO_FORMATION if top < 0 else tsum + wild_top + top
-    cols = {c // 10 for c in troops}
-    tmask = 0
-    for c in troops:
-        tmask |= 1 << (c % 10)
     distinct = _POPCOUNT[tmask] == len(troops)
-    one_color = len(cols) <= 1
-    colors = tuple(cols) if cols else (0, 1, 2, 3, 4, 5)
+    one_color = _POPCOUNT[cmask] <= 1
+    colors = _COLORS_OF[cmask] if cmask else (0, 1, 2, 3, 4, 5)
     runs = _RUN_KEYS[size]
     if one_color and distinct:
         for rsum, rmask in runs:
@@ -198,8 +236,13 @@ def best_key(cards: Sequence[int], pool: Pool, size: int = 3, fog: bool = False)
                 continue
             missing = rmask & ~tmask
             for col in colors:
-                if _fill(missing, wilds, pool[col]):
+                if wilds:
+                    if _assign(missing, wilds, pool[col]) >= 0:
+                        return WEDGE * RANK_SCALE + rsum
+                elif missing & ~pool[col] == 0:
                     return WEDGE * RANK_SCALE + rsum
+    if floor >= WEDGE * RANK_SCALE:
+        return NO_FORMATION
     if _POPCOUNT[tmask] <= 1:
         values = [troops[0] % 10 + 1] if troops else range(10, 0, -1)
         for v in values:
@@ -208,6 +251,8 @@ def best_key(cards: Sequence[int], pool: Pool, size: int = 3, fog: bool = False)
                 continue
             if sum(1 for m in pool if m & bit) >= k:
                 return PHALANX * RANK_SCALE + size * v
+    if floor >= PHALANX * RANK_SCALE:
+        return NO_FORMATION
     if one_color:
         best = -1
         for col in colors:
@@ -216,15 +261,94 @@ def best_key(cards: Sequence[int], pool: Pool, size: int = 3, fog: bool = False)
                 best = top
         if best >= 0:
             return BATTALION * RANK_SCALE + tsum + wild_top + best
+    if floor >= BATTALION * RANK_SCALE:
+        return NO_FORMATION
     if distinct:
         any_mask = pool[0] | pool[1] | pool[2] | pool[3] | pool[4] | pool[5]
         for rsum, rmask in runs:
             if tmask & ~rmask:
                 continue
-            if _fill(rmask & ~tmask, wilds, any_mask):
+            if _assign(rmask & ~tmask, wilds, any_mask) >= 0:
                 return SKIRMISH * RANK_SCALE + rsum
+    if floor >= SKIRMISH * RANK_SCALE:
+        return NO_FORMATION
     top = _top_any(pool, k)
     return NO_FORMATION if top < 0 else tsum + wild_top + top
+
+
+def _highest(pool: Pool, k: int, colors: Sequence[int] = (0, 1, 2, 3, 4, 5)) -> list[int]:
+    """The k highest troops of ``pool`` within ``colors`` (highest value first, then the
+    first color), as codes."""
+    out: list[int] = []
+    for v in range(10, 0, -1):
+        bit = 1 << (v - 1)
+        for col in colors:
+            if len(out) == k:
+                return out
+            if pool[col] & bit:
+                out.append(col * 10 + v - 1)
+    return out
+
+
+def _troops_for(values: int, pool: Pool, colors: Sequence[int]) -> list[int]:
+    """One troop per value bit in ``values``, each of the first color in ``colors`` that
+    the pool has, or [] if some value has none."""
+    out = []
+    while values:
+        bit = values & -values
+        col = next((c for c in colors if pool[c] & bit), None)
+        if col is None:
+            return []
+        out.append(col * 10 + bit.bit_length() - 1)
+        values &= ~bit
+    return out
+
+
+def best_completion(
+    cards: Sequence[int], pool: Pool, size: int = 3, fog: bool = False
+) -> tuple[Key, tuple[int, ...]]:
+    """:func:`best_key` with a completion that reaches it: the troops (codes, from
+    ``pool``) to add to ``cards``. ``(NO_FORMATION, ())`` if the pool holds too few.
+
+    The completion is found category by category, as :func:`best_key` finds the key,
+    and is checked by evaluating the completed side with :func:`strength` (the witness
+    of an invalid claim, docs/rulings.md 16).
+    """
+    key = best_key(cards, pool, size, fog)
+    k = size - len(cards)
+    if key < 0 or k == 0:
+        return key, ()
+    troops = [c for c in cards if c < 60]
+    wilds = [c for c in cards if c >= 60]
+    colors = tuple({c // 10 for c in troops}) or (0, 1, 2, 3, 4, 5)
+    tmask = 0
+    for c in troops:
+        tmask |= 1 << (c % 10)
+    rank, total = (0, key) if fog else divmod(key, RANK_SCALE)
+    added: list[int] = []
+    if rank in (WEDGE, SKIRMISH):
+        rmask = next(r.mask for r in RUNS[size] if r.total == total)
+        for group in [(col,) for col in colors] if rank == WEDGE else [(0, 1, 2, 3, 4, 5)]:
+            avail = 0
+            for col in group:
+                avail |= pool[col]
+            left = _assign(rmask & ~tmask, wilds, avail)
+            if left >= 0:
+                added = _troops_for(left, pool, group)
+                break
+    elif rank == PHALANX:
+        bit = 1 << (total // size - 1)
+        added = [col * 10 + total // size - 1 for col in range(6) if pool[col] & bit][:k]
+    elif rank == BATTALION:
+        top = total - sum(c % 10 + 1 for c in troops) - sum(WILD_TOP[w] for w in wilds)
+        col = next(col for col in colors if _TOP[pool[col]][k] == top)
+        added = _highest(pool, k, (col,))
+    else:  # Host, or any formation under Fog: the highest troops left
+        added = _highest(pool, k)
+    done = (*cards, *added)
+    if len(added) != k or strength(done, size, fog) != key:
+        raise RuleError(f"internal error: completion {added} of {list(cards)} misses key {key}")
+    return key, tuple(added)
 
 
 def strength(cards: Sequence[int], size: int = 3, fog: bool = False) -> Key:
@@ -255,7 +379,7 @@ def claim_holds(
         their_key = best_key(theirs, EMPTY_POOL, size, fog)
         return my_key > their_key or (my_key == their_key and not i_completed_last)
     # An incomplete opponent would play last: every tie is the claimant's.
-    return best_key(theirs, pool, size, fog) <= my_key
+    return best_key(theirs, pool, size, fog, my_key) <= my_key
 
 
 def holds(q: ClaimQuestion) -> bool:
