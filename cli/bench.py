@@ -23,13 +23,20 @@ def _row(name: str, s: dict[str, float]) -> str:
 
 
 @bench.command("claims")
-@click.option("--seed", default=1, show_default=True, help="Seed of the generated suite.")
+@click.option("--seed", default=1, show_default=True, help="Seed of the generated suites.")
 @click.option(
     "--count",
     default=60,
     show_default=True,
     type=click.IntRange(min=6),
-    help="Number of hard cases.",
+    help="Number of hard cases (prove and verify).",
+)
+@click.option(
+    "--per-split",
+    default=30,
+    show_default=True,
+    type=click.IntRange(min=2),
+    help="Questions per split (decide, warm and fresh).",
 )
 @click.option(
     "--repeat",
@@ -39,16 +46,61 @@ def _row(name: str, s: dict[str, float]) -> str:
     help="Warm decisions timed per case.",
 )
 @click.option("--no-brute-force", is_flag=True, help="Skip the (slow) brute-force baseline.")
+@click.option("--no-fresh", is_flag=True, help="Skip the fresh-process figures.")
 @click.option("--json", "as_json", is_flag=True)
-def bench_claims(seed: int, count: int, repeat: int, no_brute_force: bool, as_json: bool) -> None:
-    """Time decide, prove and verify on a seeded suite of hard claims (claims that hold),
-    against the naive itertools brute force on the same suite."""
+def bench_claims(
+    seed: int,
+    count: int,
+    per_split: int,
+    repeat: int,
+    no_brute_force: bool,
+    no_fresh: bool,
+    as_json: bool,
+) -> None:
+    """Time decide per split (3-card, Mud, wild cards x valid, invalid, and Mud against
+    an empty side), warm and in a fresh process asking each question once (shuffled,
+    built from strings inside the timing), beside the naive brute force on the same
+    questions; then prove and verify on a suite of hard claims."""
+    splits = claim_bench.run_splits(
+        seed=seed, per_split=per_split, repeat=repeat, fresh=None if no_fresh else _fresh_claims
+    )
     r = claim_bench.run(seed=seed, count=count, repeat=repeat, brute=not no_brute_force)
     if as_json:
-        emit_json(dataclasses.asdict(r))
+        emit_json({"splits": dataclasses.asdict(splits), "hard": dataclasses.asdict(r)})
         return
+    click.echo(
+        f"bench claims: seed {seed}, {per_split} questions per split, decide timed "
+        f"{repeat} times each (warm)"
+    )
+    head = f"  {'(us)':<22}{'median':>9}{'p90':>9}{'p99':>9}{'max':>9}"
+    click.echo(head + f"{'brute median':>14}{'brute p99':>11}{'ratio':>8}")
+    for split, d in splits.decide.items():
+        b = splits.brute_force[split]
+        click.echo(
+            f"  {split:<22}{d['median_us']:>9.1f}{d['p90_us']:>9.1f}{d['p99_us']:>9.1f}"
+            f"{d['max_us']:>9.1f}{b['median_us']:>14.0f}{b['p99_us']:>11.0f}"
+            f"{b['median_us'] / d['median_us']:>7.0f}x"
+        )
+    c = splits.construct
+    click.echo(
+        f"  {'question from strings':<22}{c['median_us']:>9.1f}{c['p90_us']:>9.1f}"
+        f"{c['p99_us']:>9.1f}{c['max_us']:>9.1f}"
+    )
+    if splits.fresh:
+        click.echo(
+            f"  fresh process, each question once, shuffled, construction included "
+            f"(first question: {splits.fresh_first_us:.0f} us):"
+        )
+        for split, d in splits.fresh.items():
+            click.echo(
+                f"  {split:<22}{d['median_us']:>9.1f}{d['p90_us']:>9.1f}{d['p99_us']:>9.1f}"
+                f"{d['max_us']:>9.1f}"
+            )
+    click.echo(f"  brute force agrees on {splits.agrees}/{splits.total} questions")
+    for name, ok in splits.checks.items():
+        click.echo(f"  target {name}: {'met' if ok else 'MISSED'}")
     kinds = ", ".join(f"{n} {k}" for k, n in r.kinds.items())
-    click.echo(f"bench claims: seed {r.seed}, {r.count} hard cases (valid claims: {kinds})")
+    click.echo(f"hard claims: {r.count} cases (valid claims: {kinds})")
     click.echo(f"  {'(ms)':<16}{'median':>10}{'p99':>10}{'max':>10}")
     click.echo(_row("decide", r.decide))
     click.echo(_row("decide (cold)", r.decide_cold))
@@ -64,6 +116,24 @@ def bench_claims(seed: int, count: int, repeat: int, no_brute_force: bool, as_js
     click.echo(f"  peak memory (RSS): {r.peak_rss_mb:.0f} MB")
     for name, ok in r.checks.items():
         click.echo(f"  target {name}: {'met' if ok else 'MISSED'}")
+
+
+def _fresh_claims(lines: list[str]) -> list[tuple[str, float, bool | None]]:
+    """Ask the questions in a new interpreter (:func:`fresh_process_main`)."""
+    import json
+    import subprocess
+    import sys
+
+    code = "from battlejudge.solver.battleline.bench import fresh_process_main as m; m()"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input="\n".join(lines),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    return [(split, seconds, valid) for split, seconds, valid in json.loads(out.stdout)]
 
 
 @bench.command("guide")

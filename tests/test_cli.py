@@ -9,6 +9,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from battlejudge.cli.main import cli
+from battlejudge.solver import battleline as bl
+from battlejudge.solver.battleline import bench as bench_module
 
 GMT = ["--mine", "R4 R5 R3", "--theirs", "B8", "--seen", "B7 B10"]
 
@@ -211,10 +213,43 @@ def test_demo_adjudicates_the_rulebook_examples() -> None:
 
 def test_bench_claims_runs_and_names_its_baseline() -> None:
     # Figures only; wall-clock times are never asserted (shared, noisy machines).
-    r = run("bench", "claims", "--count", "6", "--repeat", "2", "--json")
+    args = ["bench", "claims", "--count", "6", "--per-split", "2", "--repeat", "2", "--json"]
+    r = run(*args)
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
-    assert out["count"] == 6 and out["oracle_agrees"] == 6
-    assert out["speedup_total"] > 0 and out["brute_force"]["n"] == 6
-    r = run("bench", "claims", "--count", "6", "--repeat", "1", "--no-brute-force")
-    assert r.exit_code == 0 and "decide" in r.output
+    hard, splits = out["hard"], out["splits"]
+    assert hard["count"] == 6 and hard["oracle_agrees"] == 6
+    assert hard["speedup_total"] > 0 and hard["brute_force"]["n"] == 6
+    # every split, warm, against the brute force on the same questions, and fresh
+    assert set(splits["decide"]) == set(splits["brute_force"]) == set(bench_module.SPLITS)
+    assert splits["agrees"] == splits["total"] == 2 * len(bench_module.SPLITS)
+    assert set(splits["fresh"]) == {*bench_module.SPLITS, "all (after the first)"}
+    assert splits["fresh_first_us"] > 0
+    for name, ok in splits["checks"].items():
+        assert isinstance(ok, bool), name
+    r = run(
+        "bench",
+        "claims",
+        "--count",
+        "6",
+        "--per-split",
+        "2",
+        "--repeat",
+        "1",
+        "--no-brute-force",
+        "--no-fresh",
+    )
+    assert r.exit_code == 0 and "decide" in r.output and "mud empty-side valid" in r.output
+    assert "fresh process" not in r.output
+
+
+def test_bench_claim_splits_hold_what_they_say() -> None:
+    """Each split's questions are of its kind, and its verdict is the brute force's."""
+    for split, q in bench_module.split_suite(7, 3):
+        assert q.mud == split.startswith("mud")
+        if split.startswith("wild"):
+            assert any(not c.is_troop for c in (*q.mine, *q.theirs))
+        if "empty-side" in split:
+            assert not q.theirs
+        answer = bl.oracle.decide(q.mine, q.theirs, q.seen, q.mud, q.fog, q.completed_first)
+        assert answer.valid == (not split.endswith("invalid"))

@@ -1,4 +1,5 @@
-"""The claim benchmark: a seeded suite of hard cases, timed against brute force.
+"""The claim benchmark: a seeded suite of hard cases, timed against brute force, and
+per-split figures of the fast decider (valid and invalid claims, warm and fresh).
 
 Hard cases are claims that hold: nothing stops a search early, so the solver must
 refute every completion and the brute force must try them all. The suite mixes an
@@ -8,9 +9,11 @@ wild cards on either side. Everything is measured in one process, in one run.
 
 from __future__ import annotations
 
+import json
 import random
 import resource
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -191,4 +194,203 @@ def run(seed: int = 1, count: int = 60, repeat: int = 20, brute: bool = True) ->
     return result
 
 
-__all__ = ["KINDS", "TARGETS", "BenchResult", "hard_suite", "run"]
+# -- per split: valid and invalid claims, warm and in a fresh process -------------------
+SPLITS = (
+    "3-card valid",
+    "3-card invalid",
+    "mud valid",
+    "mud invalid",
+    "wild valid",
+    "wild invalid",
+    "mud empty-side valid",
+)
+"""The benchmark's splits: (3-card, Mud, wild cards) x (valid, invalid), and Mud against an
+empty side, the question a brute force finds hardest."""
+SPLIT_TARGETS = {
+    "decide_median_us": 5.0,
+    "decide_p99_us": 50.0,
+    "fresh_p99_us": 100.0,
+    "construct_median_us": 10.0,
+}
+
+
+def _random_question(rng: random.Random, split: str) -> ClaimQuestion | None:
+    """A random table for the split (None when the draw breaks a rule, e.g. two Leaders)."""
+    mud = split.startswith("mud")
+    size = 4 if mud else 3
+    wild = split.startswith("wild")
+    deck = [str(Card(t)) for t in range(60)]
+    rng.shuffle(deck)
+    if rng.random() < 0.5:
+        mine = _strong_mine(rng, size, wild)
+    else:
+        mine = deck[:size]
+        if wild:
+            mine[rng.randrange(size)] = rng.choice(("alexander", "cavalry", "shield"))
+    deck = [c for c in deck if c not in mine]
+    n_theirs = 0 if "empty-side" in split else rng.randint(0, size - 1)
+    theirs = deck[:n_theirs]
+    if wild and n_theirs and rng.random() < 0.5:
+        theirs[0] = rng.choice(("darius", "cavalry", "shield"))
+    deck = [c for c in deck[n_theirs:] if c not in theirs]
+    seen = deck[: rng.randint(0, 30)]
+    try:
+        return ClaimQuestion(mine, theirs, seen, mud=mud)
+    except ValueError:
+        return None
+
+
+def split_suite(seed: int, per_split: int) -> list[tuple[str, ClaimQuestion]]:
+    """``per_split`` questions of every split, drawn from a seeded generator. Whether a
+    claim holds is chosen with the fast decider (the brute force takes up to a second on
+    a Mud question); :func:`run_splits` then asks the brute force about every chosen
+    question and reports how many it agrees with, so a wrong selection shows up."""
+    rng = random.Random(seed)
+    suite: list[tuple[str, ClaimQuestion]] = []
+    for split in SPLITS:
+        want_valid = split.endswith("valid") and not split.endswith("invalid")
+        got = 0
+        for _ in range(2000 * per_split):
+            if got == per_split:
+                break
+            q = _random_question(rng, split)
+            if q is None:
+                continue
+            if decide(q).valid == want_valid:
+                suite.append((split, q))
+                got += 1
+        else:
+            raise RuntimeError(f"could not draw {per_split} questions for {split!r}")
+    return suite
+
+
+def _us(seconds: list[float]) -> dict[str, float]:
+    us = sorted(x * 1e6 for x in seconds)
+
+    def q(p: float) -> float:
+        return us[min(len(us) - 1, round(p * (len(us) - 1)))]
+
+    return {
+        "median_us": statistics.median(us),
+        "p90_us": q(0.9),
+        "p99_us": q(0.99),
+        "max_us": us[-1],
+    }
+
+
+def _timed_construct_and_decide(line: str) -> tuple[float, float, bool | None]:
+    """Time building a question from its JSON strings, then deciding it."""
+    obj = json.loads(line)
+    start = time.perf_counter()
+    q = ClaimQuestion(obj["mine"], obj["theirs"], obj["seen"], obj["mud"], obj["fog"])
+    built = time.perf_counter()
+    valid = decide(q).valid
+    return built - start, time.perf_counter() - built, valid
+
+
+def fresh_process_main() -> None:
+    """Run in a new interpreter (``bench claims --fresh``): read tagged questions (JSON
+    lines ``[split, question]``) on stdin, ask each once in the order given, timing the
+    construction from strings together with the decision, and print the times as JSON."""
+    rows = [json.loads(line) for line in sys.stdin if line.strip()]
+    out = []
+    for split, question in rows:
+        line = json.dumps(question)
+        start = time.perf_counter()
+        _, _, valid = _timed_construct_and_decide(line)
+        out.append((split, time.perf_counter() - start, valid))
+    json.dump(out, sys.stdout)
+
+
+@dataclass
+class SplitResult:
+    seed: int
+    per_split: int
+    decide: dict[str, dict[str, float]]
+    brute_force: dict[str, dict[str, float]]
+    construct: dict[str, float]
+    fresh: dict[str, dict[str, float]]
+    fresh_first_us: float | None
+    agrees: int
+    total: int
+    checks: dict[str, bool] = field(default_factory=dict)
+
+
+def run_splits(
+    seed: int = 1,
+    per_split: int = 30,
+    repeat: int = 50,
+    fresh: Callable[[list[str]], list[tuple[str, float, bool | None]]] | None = None,
+) -> SplitResult:
+    """Per split: the warm decision (``repeat`` timings per question), the construction
+    from strings, and the brute-force oracle on the same questions, in this process;
+    with ``fresh`` (a function that runs :func:`fresh_process_main` in a new interpreter
+    on the shuffled questions), the fresh-process times too."""
+    suite = split_suite(seed, per_split)
+    warm: dict[str, list[float]] = {s: [] for s in SPLITS}
+    brute: dict[str, list[float]] = {s: [] for s in SPLITS}
+    construct: list[float] = []
+    agrees = 0
+    for split, q in suite:
+        line = q.canonical()
+        for _ in range(repeat):
+            built, decided, _valid = _timed_construct_and_decide(line)
+            construct.append(built)
+            warm[split].append(decided)
+        start = time.perf_counter()
+        answer = oracle.decide(q.mine, q.theirs, q.seen, q.mud, q.fog, q.completed_first)
+        brute[split].append(time.perf_counter() - start)
+        agrees += decide(q).valid == answer.valid
+    result = SplitResult(
+        seed=seed,
+        per_split=per_split,
+        decide={s: _us(t) for s, t in warm.items()},
+        brute_force={s: _us(t) for s, t in brute.items()},
+        construct=_us(construct),
+        fresh={},
+        fresh_first_us=None,
+        agrees=agrees,
+        total=len(suite),
+    )
+    if fresh is not None:
+        lines = [json.dumps([split, q.to_json()]) for split, q in suite]
+        random.Random(seed).shuffle(lines)
+        times = fresh(lines)
+        result.fresh_first_us = times[0][1] * 1e6
+        by_split: dict[str, list[float]] = {}
+        for split, seconds, _valid in times[1:]:
+            by_split.setdefault(split, []).append(seconds)
+        result.fresh = {s: _us(t) for s, t in by_split.items()}
+        result.fresh["all (after the first)"] = _us([t for _, t, _ in times[1:]])
+    t = SPLIT_TARGETS
+    result.checks = {
+        "decide median <= 5 us on every split (warm)": all(
+            d["median_us"] <= t["decide_median_us"] for d in result.decide.values()
+        ),
+        "decide p99 <= 50 us on every split (warm)": all(
+            d["p99_us"] <= t["decide_p99_us"] for d in result.decide.values()
+        ),
+        "question from strings median <= 10 us": result.construct["median_us"]
+        <= t["construct_median_us"],
+        "decider agrees with the brute force on every question": agrees == len(suite),
+    }
+    if result.fresh:
+        result.checks["fresh process p99 <= 100 us (construction included)"] = (
+            result.fresh["all (after the first)"]["p99_us"] <= t["fresh_p99_us"]
+        )
+    return result
+
+
+__all__ = [
+    "KINDS",
+    "SPLITS",
+    "SPLIT_TARGETS",
+    "TARGETS",
+    "BenchResult",
+    "SplitResult",
+    "fresh_process_main",
+    "hard_suite",
+    "run",
+    "run_splits",
+    "split_suite",
+]
