@@ -248,7 +248,8 @@ def decide(
     """
     del conflict_limit, cache
     mine, theirs = q.codes
-    size, fog = q.size, q.fog
+    fog = q.fog
+    size = 4 if q.mud else 3  # docs/rulings.md 8
     my_key = reach.best_key(mine, reach.EMPTY_POOL, size, fog)
     if len(theirs) == size:
         their_key = reach.best_key(theirs, reach.EMPTY_POOL, size, fog)

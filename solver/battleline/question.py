@@ -149,9 +149,8 @@ class ClaimQuestion:
         (docs/rulings.md 5), as :mod:`.reach` masks."""
         pool: reach.Pool | None = self.__dict__.get("_pool")
         if pool is None:
-            pool = reach.pool_without(
-                reach.FULL_POOL, (*self._codes[0], *self._codes[1], *self._troops[2])
-            )
+            mine, theirs = self._codes
+            pool = reach.pool_not_in((*mine, *theirs, *self._troops[2]))
             object.__setattr__(self, "_pool", pool)
         return pool
 

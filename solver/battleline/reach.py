@@ -132,6 +132,24 @@ def pool_without(pool: Pool, cards: Iterable[int]) -> Pool:
     return (m[0], m[1], m[2], m[3], m[4], m[5])
 
 
+_BIT = [1 << c for c in range(64)]
+
+
+def pool_not_in(cards: Iterable[int]) -> Pool:
+    """The pool of every troop except these (no card given twice; codes >= 60 ignored):
+    the opponent's pool is every troop not face up and not his (docs/rulings.md 5)."""
+    taken = sum(map(_BIT.__getitem__, cards))
+    free = ~taken
+    return (
+        free & ALL_VALUES,
+        free >> 10 & ALL_VALUES,
+        free >> 20 & ALL_VALUES,
+        free >> 30 & ALL_VALUES,
+        free >> 40 & ALL_VALUES,
+        free >> 50 & ALL_VALUES,
+    )
+
+
 def pool_size(pool: Pool) -> int:
     return sum(_POPCOUNT[m] for m in pool)
 
