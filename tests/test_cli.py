@@ -140,16 +140,17 @@ def test_claims_check_stdin_and_examples() -> None:
 
 
 def test_conflict_limit_gives_undecided_and_no_verdict() -> None:
-    # A refutation needs at least one conflict, so a budget of one conflict runs out.
+    # The verdict is exact without a solver, but the certificate's refutation of this
+    # one needs more than one conflict (most are refuted by unit propagation alone), so a
+    # budget of one conflict runs out and no verdict is printed.
     r = run(
         "claim",
         "--mine",
-        "R10 Y10 O10 B10",
+        "R7 R8 R9",
         "--theirs",
-        "P7 R2",
+        "shield",
         "--seen",
-        "R3 O2 Y9",
-        "--mud",
+        "R3 R4",
         "--conflict-limit",
         "1",
     )

@@ -70,6 +70,22 @@ def test_pool_is_every_troop_not_face_up_and_not_theirs(q: bl.ClaimQuestion) -> 
     assert q.pool == reach.pool_from(unseen)
 
 
+@SETTINGS
+@given(any_questions())
+def test_the_sat_formula_agrees_with_the_oracle(q: bl.ClaimQuestion) -> None:
+    """The encoder's formula (the certificate path) is satisfiable exactly when some
+    completion beats the claim: checked on its own, now that decide no longer asks it."""
+    from battlejudge.solver.battleline.backend import SolverCache
+    from battlejudge.solver.battleline.claims import _setup
+
+    _, key, lits = _setup(q)
+    cache = SolverCache()
+    try:
+        assert cache.solve(key, lits).sat == (not oracle_answer(q).valid)
+    finally:
+        cache.clear()
+
+
 @st.composite
 def near_empty(draw: st.DrawFn) -> bl.ClaimQuestion:
     """A question with at most six troops left unseen: the pool may be too small to

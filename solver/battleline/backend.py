@@ -86,14 +86,20 @@ class SolverCache:
         self._solvers.clear()
 
 
-def refute(clauses: Sequence[Sequence[int]]) -> list[str] | None:
-    """Solve on a FRESH proof-logging solver; the DRAT proof lines if unsatisfiable.
+def refute(clauses: Sequence[Sequence[int]], conflict_limit: int | None = None) -> list[str] | None:
+    """Solve on a FRESH proof-logging solver; the DRAT proof lines if unsatisfiable,
+    None if satisfiable or if ``conflict_limit`` conflicts were not enough.
 
     A proof taken after solving under assumptions does not refute the formula, so the
     caller passes everything as clauses (STYLE.md, Solving and proofs).
     """
     with Solver(name=PROOF_SOLVER, bootstrap_with=[list(c) for c in clauses], with_proof=True) as s:
-        if s.solve():
+        if conflict_limit is None:
+            sat: bool | None = s.solve()
+        else:
+            s.conf_budget(conflict_limit)
+            sat = s.solve_limited()
+        if sat is not False:
             return None
         proof: list[str] = s.get_proof()
         return proof

@@ -13,7 +13,7 @@ Rules: Flags; docs/rulings.md 1-8 and 16.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -29,13 +29,11 @@ from battlejudge.solver.battleline.backend import (
 from battlejudge.solver.battleline.cards import Card, Troop, format_cards
 from battlejudge.solver.battleline.encode import (
     ENCODER_VERSION,
-    Encoding,
     EncodingKey,
-    decode_model,
     encode_key,
+    selector_names,
     sha256,
     table_literals,
-    troop_var,
 )
 from battlejudge.solver.battleline.explain import Reason, explain_complete, explain_valid
 from battlejudge.solver.battleline.formation import (
@@ -46,7 +44,13 @@ from battlejudge.solver.battleline.formation import (
     describe_strength,
 )
 from battlejudge.solver.battleline.question import ClaimQuestion
-from battlejudge.solver.errors import BattlejudgeError, RuleError, UndecidedError, VerificationError
+from battlejudge.solver.errors import (
+    BattlejudgeError,
+    InputError,
+    RuleError,
+    UndecidedError,
+    VerificationError,
+)
 from battlejudge.solver.proof_limits import proof_size_error
 
 Verdict = Literal["valid", "invalid"]
@@ -215,24 +219,6 @@ def _setup(q: ClaimQuestion) -> tuple[Formation, EncodingKey, list[int]]:
     return mine, key, table_literals(q.theirs_troops, q.face_up)
 
 
-def _witness(q: ClaimQuestion, enc: Encoding, model: list[int], mine: Formation) -> Witness:
-    """Turn a model into a witness and replay it with the rules code before returning it."""
-    added, _ = decode_model(enc, model, q.theirs_troops)
-    cards = tuple(Card(t) for t in added)
-    formation = best_formation((*q.theirs, *cards), q.mud, q.fog)
-    beaten = formation.strength > mine.strength or (
-        enc.key.ties_lost and formation.strength == mine.strength
-    )
-    unseen = not set(added) & (q.face_up | q.theirs_troops)
-    legal = unseen and len(cards) + len(q.theirs) == q.size
-    if not (beaten and legal):
-        raise BattlejudgeError(
-            f"internal error: witness {format_cards(cards)} for {q!r} does not replay "
-            f"({formation.label} against {mine.label})"
-        )
-    return Witness(cards, formation)
-
-
 def decide(
     q: ClaimQuestion, *, conflict_limit: int | None = None, cache: SolverCache | None = None
 ) -> Decision:
@@ -267,55 +253,76 @@ def decide(
 
 
 # -- proving ---------------------------------------------------------------------------
-def _minimal_blocking(cache: SolverCache, key: EncodingKey, q: ClaimQuestion) -> tuple[Troop, ...]:
+def _beats(
+    q: ClaimQuestion, my_key: int, ties_lost: bool, forced: Sequence[Troop], out: int
+) -> bool:
+    """Can the opponent still beat the claim when he must add the troops ``forced`` and
+    may add only the troops outside the 60-bit mask ``out`` (and not face up at his own
+    side)? Exact, by :mod:`.reach` (docs/rulings.md 5, 7): the same answer the SAT
+    formula of the question gives under the same units."""
+    size, fog = q.size, q.fog
+    side = (*q.codes[1], *forced)
+    if len(side) > size:
+        return False
+    if len(side) == size:
+        key = reach.best_key(side, reach.EMPTY_POOL, size, fog)
+        return key > my_key or (key == my_key and ties_lost)
+    pool = reach.pool_outside(out | _mask(forced))
+    return reach.best_key(side, pool, size, fog, my_key) > my_key
+
+
+def _mask(troops: Iterable[Troop]) -> int:
+    m = 0
+    for t in troops:
+        m |= 1 << t
+    return m
+
+
+def _minimal_blocking(q: ClaimQuestion, mine: Formation, ties_lost: bool) -> tuple[Troop, ...]:
     """Deletion-based minimal subset of the face-up troops that keeps the claim valid.
 
-    Deterministic: it starts from every face-up troop and tries them in card order,
-    using only the solver's answers (which do not depend on what a warm solver learned
-    before, unlike its cores), so the same question always gives the same set.
+    Deterministic: it starts from every face-up troop and tries them in card order, each
+    step an exact answer (:func:`_beats`, the bitmask decider, which agrees with the SAT
+    path on every question), so the same question always gives the same set.
     """
-    theirs = table_literals(q.theirs_troops, ())
+    my_key = reach.strength(q.codes[0], q.size, q.fog)
+    theirs = _mask(q.theirs_troops)
     kept = sorted(q.face_up)
     for t in list(kept):
         trial = [b for b in kept if b != t]
-        if cache.solve(key, theirs + [-troop_var(b) for b in trial]).sat is False:
+        if not _beats(q, my_key, ties_lost, (), theirs | _mask(trial)):
             kept = trial
     return tuple(kept)
 
 
-def _canonical_witness(
-    q: ClaimQuestion,
-    mine: Formation,
-    key: EncodingKey,
-    lits: list[int],
-    model: list[int],
-    cache: SolverCache,
-) -> Witness:
-    """The witness of an invalid claim, the same whatever the solver did before.
+def _canonical_witness(q: ClaimQuestion, mine: Formation, ties_lost: bool) -> Witness:
+    """The witness of an invalid claim, the same whatever was asked before.
 
     Going through the troops not on the table from the highest card down, each is kept
     out of the completion when a beating completion without it (and within the choices
-    already made) exists. Every choice rests on a satisfiability answer, never on which
-    model a solver happened to return, so the completion depends on the question alone;
-    a troop absent from the current model needs no solve (that model already answers).
-    ``model`` is any model of the question's formula under ``lits``.
+    already made) exists, else it is forced in. Every choice is an exact answer
+    (:func:`_beats`), so the completion depends on the question alone.
     """
-    current = {lit for lit in model if lit > 0}
+    my_key = reach.strength(q.codes[0], q.size, q.fog)
     on_table = q.face_up | q.theirs_troops
-    chosen = list(lits)
+    out = _mask(on_table)
+    forced: list[Troop] = []
     for t in sorted(set(range(60)) - on_table, reverse=True):
-        v = troop_var(t)
-        if v in current:
-            trial = cache.solve(key, [*chosen, -v])
-            if not trial.sat:
-                chosen.append(v)
-                continue
-            assert trial.model is not None
-            model = trial.model
-            current = {lit for lit in model if lit > 0}
-        chosen.append(-v)
-    _, enc = cache.get(key)
-    return _witness(q, enc, model, mine)
+        if _beats(q, my_key, ties_lost, forced, out | 1 << t):
+            out |= 1 << t
+        else:
+            forced.append(t)
+    added = tuple(Card(t) for t in sorted(forced))
+    formation = best_formation((*q.theirs, *added), q.mud, q.fog)
+    beaten = formation.strength > mine.strength or (
+        ties_lost and formation.strength == mine.strength
+    )
+    if not beaten or len(added) + len(q.theirs) != q.size:
+        raise BattlejudgeError(
+            f"internal error: witness {format_cards(added)} for {q!r} does not replay "
+            f"({formation.label} against {mine.label})"
+        )
+    return Witness(added, formation)
 
 
 def certificate_units(q: ClaimQuestion, blocking: Sequence[Card]) -> list[int]:
@@ -334,18 +341,22 @@ def certificate_cnf(q: ClaimQuestion, blocking: Sequence[Card]) -> str:
 def prove(
     q: ClaimQuestion, *, conflict_limit: int | None = None, cache: SolverCache | None = None
 ) -> ProvedClaim:
-    """The certified verdict. Raises :class:`UndecidedError` if a limit is hit."""
-    cache = cache or _CACHE
-    mine, key, lits = _setup(q)
-    out = cache.solve(key, lits, conflict_limit)
-    if out.sat is None:
-        raise UndecidedError(f"no verdict within {conflict_limit} conflicts for {q!r}")
+    """The certified verdict. Raises :class:`UndecidedError` if a limit is hit.
+
+    The verdict, the minimal blocking set, the canonical witness and the explanation
+    come from the exact bitmask decider (:mod:`.reach`); the certificate of a valid claim
+    is the encoder's formula with the table as unit clauses, refuted by a fresh
+    proof-logging solver (within ``conflict_limit`` conflicts when given). ``cache`` is
+    accepted for callers of the earlier SAT path and not needed.
+    """
+    del cache
+    if conflict_limit is not None and conflict_limit < 1:
+        # MiniSat and CaDiCaL read a budget of 0 as "no budget": never let it mean that.
+        raise InputError(f"conflict limit must be at least 1, got {conflict_limit}")
+    mine, key, _ = _setup(q)
     version = solver_version()
-    if out.sat:
-        # A warm solver's model depends on its history; the same question should always
-        # get the same certificate, so the witness is made canonical.
-        assert out.model is not None
-        witness = _canonical_witness(q, mine, key, lits, out.model, cache)
+    if not decide(q).valid:
+        witness = _canonical_witness(q, mine, key.ties_lost)
         cert = Certificate(
             q,
             "invalid",
@@ -360,14 +371,15 @@ def prove(
             solver_version=version,
         )
         return ProvedClaim(q, "invalid", mine, witness, (), (), cert)
-    blocking = tuple(Card(t) for t in _minimal_blocking(cache, key, q))
-    _, general = cache.get(key)
+    blocking = tuple(Card(t) for t in _minimal_blocking(q, mine, key.ties_lost))
     # Smaller: the terms the opponent's own troops already rule out are left out.
     enc = encode_key(key, q.theirs_troops)
     units = certificate_units(q, blocking)
-    proof = refute([*enc.clauses, *((u,) for u in units)])
+    proof = refute([*enc.clauses, *((u,) for u in units)], conflict_limit)
     if proof is None:
-        raise BattlejudgeError(f"internal error: certificate formula for {q!r} is satisfiable")
+        if conflict_limit is None:
+            raise BattlejudgeError(f"internal error: certificate formula for {q!r} is satisfiable")
+        raise UndecidedError(f"no verdict within {conflict_limit} conflicts for {q!r}")
     cnf = enc.dimacs(units, comments=(ENCODER_VERSION, f"question {q.canonical()}"))
     proof_text = "\n".join(proof) + "\n"
     cert = Certificate(
@@ -383,29 +395,26 @@ def prove(
         question_sha256=sha256(q.canonical()),
         solver_version=version,
     )
-    return ProvedClaim(
-        q, "valid", mine, None, blocking, _reasons(q, mine, key, general, blocking, cache), cert
-    )
+    return ProvedClaim(q, "valid", mine, None, blocking, _reasons(q, mine, key, blocking), cert)
 
 
 def _reasons(
-    q: ClaimQuestion,
-    mine: Formation,
-    key: EncodingKey,
-    enc: Encoding,
-    blocking: tuple[Card, ...],
-    cache: SolverCache,
+    q: ClaimQuestion, mine: Formation, key: EncodingKey, blocking: tuple[Card, ...]
 ) -> tuple[Reason, ...]:
     if q.theirs_complete:
         return (explain_complete(best_formation(q.theirs, q.mud, q.fog), mine),)
-    theirs = table_literals(q.theirs_troops, ())
+    my_key = reach.strength(q.codes[0], q.size, q.fog)
+    theirs = q.codes[1]
+    taken = _mask(q.theirs_troops)
 
     def possible(name: str, blocked: Sequence[Card]) -> bool:
-        only = [-g for other, g in enc.selectors.items() if other != name]
-        lits = theirs + [-troop_var(c.code) for c in blocked] + only
-        return cache.solve(key, lits).sat is True
+        """Can the opponent still make this formation, beating the claim, when only
+        ``blocked`` troops are out of his reach?"""
+        pool = reach.pool_outside(taken | _mask(c.code for c in blocked))
+        only = -1 if q.fog else RANK[name]
+        return reach.best_key(theirs, pool, q.size, q.fog, only=only) > my_key
 
-    selectors = [(n, key.fog or RANK[n] == key.rank) for n in enc.selectors]
+    selectors = [(n, key.fog or RANK[n] == key.rank) for n in selector_names(key)]
     return explain_valid(q.theirs, q.mine, mine, blocking, selectors, key.ties_lost, possible)
 
 

@@ -138,7 +138,11 @@ _BIT = [1 << c for c in range(64)]
 def pool_not_in(cards: Iterable[int]) -> Pool:
     """The pool of every troop except these (no card given twice; codes >= 60 ignored):
     the opponent's pool is every troop not face up and not his (docs/rulings.md 5)."""
-    taken = sum(map(_BIT.__getitem__, cards))
+    return pool_outside(sum(map(_BIT.__getitem__, cards)))
+
+
+def pool_outside(taken: int) -> Pool:
+    """The pool of every troop whose bit (``1 << code``) is not set in ``taken``."""
     free = ~taken
     return (
         free & ALL_VALUES,
@@ -188,7 +192,12 @@ def _top_any(pool: Pool, k: int) -> int:
 
 
 def best_key(
-    cards: Sequence[int], pool: Pool, size: int = 3, fog: bool = False, floor: Key = NO_FORMATION
+    cards: Sequence[int],
+    pool: Pool,
+    size: int = 3,
+    fog: bool = False,
+    floor: Key = NO_FORMATION,
+    only: int = -1,
 ) -> Key:
     """The strongest formation ``cards`` (troops and morale tactics at one side) can
     reach by adding ``size - len(cards)`` troops from ``pool``; :data:`NO_FORMATION` if
@@ -201,20 +210,24 @@ def best_key(
     ``floor``: only keys above it matter (a claim's strength). Once no category left can
     beat it, the search stops and returns :data:`NO_FORMATION`, so the answer is exact
     whenever it is above ``floor``.
+
+    ``only``: a category rank (:data:`WEDGE` ... :data:`HOST`): the best formation of that
+    category alone (what the explanations ask: could he still make a Wedge?). Host is any
+    completion, by its sum; ignored under Fog, where only the sum counts.
     """
     k = size - len(cards)
     if k < 0:
         raise RuleError(f"{len(cards)} cards on a side of {size}")
-    if k == 0:
+    if k == 0 and only < 0:
         memo = (size, fog, *cards)
         key = _STRENGTH.get(memo)
         if key is None:
-            key = _best_key(cards, EMPTY_POOL, size, fog, NO_FORMATION)
+            key = _best_key(cards, EMPTY_POOL, size, fog, NO_FORMATION, -1)
             if len(_STRENGTH) >= _STRENGTH_MAX:
                 _STRENGTH.clear()
             _STRENGTH[memo] = key
         return key
-    return _best_key(cards, pool, size, fog, floor)
+    return _best_key(cards, pool, size, fog, floor, only)
 
 
 _STRENGTH: dict[tuple[int, ...], Key] = {}
@@ -223,7 +236,7 @@ pure function of at most four cards, so the cache is exact; cleared when full.""
 _STRENGTH_MAX = 1 << 18
 
 
-def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key) -> Key:
+def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key, only: int) -> Key:
     k = size - len(cards)
     troops: list[int] = []
     wilds: list[int] = []
@@ -248,7 +261,7 @@ def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key
     one_color = _POPCOUNT[cmask] <= 1
     colors = _COLORS_OF[cmask] if cmask else (0, 1, 2, 3, 4, 5)
     runs = _RUN_KEYS[size]
-    if one_color and distinct:
+    if (only < 0 or only == WEDGE) and one_color and distinct:
         for rsum, rmask in runs:
             if tmask & ~rmask:
                 continue
@@ -259,9 +272,9 @@ def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key
                         return WEDGE * RANK_SCALE + rsum
                 elif missing & ~pool[col] == 0:
                     return WEDGE * RANK_SCALE + rsum
-    if floor >= WEDGE * RANK_SCALE:
+    if floor >= WEDGE * RANK_SCALE or only == WEDGE:
         return NO_FORMATION
-    if _POPCOUNT[tmask] <= 1:
+    if (only < 0 or only == PHALANX) and _POPCOUNT[tmask] <= 1:
         values = [troops[0] % 10 + 1] if troops else range(10, 0, -1)
         for v in values:
             bit = 1 << (v - 1)
@@ -269,9 +282,9 @@ def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key
                 continue
             if sum(1 for m in pool if m & bit) >= k:
                 return PHALANX * RANK_SCALE + size * v
-    if floor >= PHALANX * RANK_SCALE:
+    if floor >= PHALANX * RANK_SCALE or only == PHALANX:
         return NO_FORMATION
-    if one_color:
+    if (only < 0 or only == BATTALION) and one_color:
         best = -1
         for col in colors:
             top = _TOP[pool[col]][k]
@@ -279,16 +292,16 @@ def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key
                 best = top
         if best >= 0:
             return BATTALION * RANK_SCALE + tsum + wild_top + best
-    if floor >= BATTALION * RANK_SCALE:
+    if floor >= BATTALION * RANK_SCALE or only == BATTALION:
         return NO_FORMATION
-    if distinct:
+    if (only < 0 or only == SKIRMISH) and distinct:
         any_mask = pool[0] | pool[1] | pool[2] | pool[3] | pool[4] | pool[5]
         for rsum, rmask in runs:
             if tmask & ~rmask:
                 continue
             if _assign(rmask & ~tmask, wilds, any_mask) >= 0:
                 return SKIRMISH * RANK_SCALE + rsum
-    if floor >= SKIRMISH * RANK_SCALE:
+    if floor >= SKIRMISH * RANK_SCALE or only == SKIRMISH:
         return NO_FORMATION
     top = _top_any(pool, k)
     return NO_FORMATION if top < 0 else tsum + wild_top + top
