@@ -102,9 +102,15 @@ class Encoding:
         unit_list = list(units)
         lines = [f"c {c}" for c in comments]
         lines.append(f"p cnf {self.nvars} {len(self.clauses) + len(unit_list)}")
-        lines.extend(" ".join(map(str, c)) + " 0" for c in self.clauses)
+        if self.clauses:
+            lines.append(self._clause_lines)
         lines.extend(f"{u} 0" for u in unit_list)
         return "\n".join(lines) + "\n"
+
+    @functools.cached_property
+    def _clause_lines(self) -> str:
+        """The clauses' DIMACS lines, written once per formula (the encodings are cached)."""
+        return "\n".join(" ".join(map(str, c)) + " 0" for c in self.clauses)
 
 
 @dataclass
@@ -287,8 +293,7 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
         ]
 
     selectors: dict[str, int] = {}
-    names = (HOST,) if key.fog else tuple(c for c in CATEGORIES if RANK[c] >= key.rank)
-    for name in names:
+    for name in selector_names(key):
         g = b.new()
         selectors[name] = g
         conditional = key.fog or RANK[name] == key.rank
@@ -344,6 +349,12 @@ def decode_model(
         v = next(val for val, var in vals.items() if var in true)
         wild_ids.append(c * 10 + v - 1)
     return added, wild_ids
+
+
+def selector_names(key: EncodingKey) -> tuple[str, ...]:
+    """The formations that could beat a claim of this key, best first: under Fog only
+    the sum (Host); otherwise every category ranked at least the claim's (docs/rulings.md 1, 8)."""
+    return (HOST,) if key.fog else tuple(c for c in CATEGORIES if RANK[c] >= key.rank)
 
 
 def sha256(text: str) -> str:
