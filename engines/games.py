@@ -14,7 +14,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -65,6 +65,13 @@ class ClaimLog(Protocol):
         flag: int | None = None,
         time: str | None = None,
     ) -> dict[str, Any]: ...
+
+
+class BatchClaimLog(ClaimLog, Protocol):
+    """A claim log that also appends several claims in one durable write (self-play
+    appends a game's claims when the game ends)."""
+
+    def append_batch(self, entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]: ...
 
 
 @dataclass(frozen=True)
