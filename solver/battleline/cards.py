@@ -13,11 +13,11 @@ Rules: Troop Cards; Tactics Cards, Morale Tactics (docs/rulings.md 2).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from battlejudge.solver.errors import InputError
+from battlejudge.solver.errors import InputError, RuleError
 
 Troop: TypeAlias = int
 """A troop card as an int: ``color_index * 10 + (value - 1)``, 0..59."""
@@ -205,6 +205,21 @@ def parse_cards(cards: CardsInput, where: str = "") -> tuple[Card, ...]:
         else:
             raise InputError(f"{tok!r} in {where or 'cards'} is not a card name")
     return tuple(out)
+
+
+def check_side(cards: Sequence[Card], where: str) -> None:
+    """Raise :class:`RuleError` unless ``cards`` can stand together at one side of a flag:
+    every card exists once, and a player has at most one Leader (docs/rulings.md 3)."""
+    seen: set[Card] = set()
+    for card in cards:
+        if card in seen:
+            raise RuleError(f"card {card} is given twice in {where}; every card exists once")
+        seen.add(card)
+    leaders = [c for c in cards if c.wild == LEADER]
+    if len(leaders) > 1:
+        raise RuleError(
+            f"{where} has two Leaders ({format_cards(leaders)}); a player may have only one"
+        )
 
 
 def format_cards(cards: Iterable[Card]) -> str:

@@ -25,6 +25,7 @@ from battlejudge.solver.battleline.cards import (
     WILD_VALUES,
     Card,
     Troop,
+    check_side,
     color_of,
     troop_name,
     value_of,
@@ -128,6 +129,7 @@ def best_formation(cards: Iterable[Card | str], mud: bool = False, fog: bool = F
             f"a formation needs {n} cards{' (Mud)' if mud else ''}, got {len(cs)}: "
             + " ".join(map(str, cs))
         )
+    check_side(cs, "the formation")
     rank, total = divmod(reach.strength([c.code for c in cs], n, fog), reach.RANK_SCALE)
     troops = [c.troop for c in cs if c.is_troop]
     wild_cards = [c for c in cs if not c.is_troop]

@@ -16,10 +16,10 @@ from typing import Any, Literal
 from battlejudge.solver.battleline import reach
 from battlejudge.solver.battleline.cards import (
     CARDS,
-    LEADER,
     Card,
     CardsInput,
     Troop,
+    check_side,
     format_cards,
     parse_cards,
 )
@@ -276,11 +276,7 @@ def _validate(
                 f"{name} has {len(side)} cards ({format_cards(side)}); a side holds at most {n}"
                 + ("" if mud else " without Mud")
             )
-        leaders = [c for c in side if c.wild == LEADER]
-        if len(leaders) > 1:
-            raise RuleError(
-                f"{name} has two Leaders ({format_cards(leaders)}); a player may have only one"
-            )
+        check_side(side, name)  # one Leader a side (docs/rulings.md 3)
     if len(mine) != n:
         raise RuleError(
             f"mine has {len(mine)} card(s) ({format_cards(mine) or 'none'}); a claim needs a "
