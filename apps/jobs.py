@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, TypeAlias
+from collections import OrderedDict
+from typing import Any, Final, TypeAlias
 
 from pydantic import ValidationError
 
@@ -44,17 +45,41 @@ def _read(body: bytes) -> Any:
     return parse_json(body, "body")
 
 
+PROVED_CACHE: Final = 512
+"""Verified proofs a worker keeps (LRU), keyed by the question's canonical text."""
+_proved: OrderedDict[str, tuple[bl.ProvedClaim, bool]] = OrderedDict()
+
+
+def proved(q: bl.ClaimQuestion, conflict_limit: int | None) -> tuple[bl.ProvedClaim, bool]:
+    """The proved claim of ``q`` and its verification, each done once per distinct
+    question in this worker: the certificate is a pure function of the question (the same
+    question always gets the same bytes), so a repeat gets the very proof that was
+    proved and then checked (DRAT included) when first asked. Only a proof that passed
+    :func:`~battlejudge.solver.battleline.verify` is kept; nothing is skipped for a
+    question not seen before. Raises :class:`UndecidedError` past ``conflict_limit``."""
+    key = q.canonical()
+    hit = _proved.get(key)
+    if hit is not None:
+        _proved.move_to_end(key)
+        return hit
+    p = bl.prove(q, conflict_limit=conflict_limit)
+    entry = (p, bl.verify(p))
+    _proved[key] = entry
+    if len(_proved) > PROVED_CACHE:
+        _proved.popitem(last=False)
+    return entry
+
+
 def prove_claim(
     q: bl.ClaimQuestion, certificate: bool, conflict_limit: int | None, keep_proof: bool
 ) -> tuple[dict[str, Any], bl.ProvedClaim | None]:
     """The certified verdict of ``q`` as ``battlejudge claim --json`` prints it (proved
-    on this process's warm solvers, then verified), and the proved claim itself when
-    ``keep_proof`` (for the proof log). Raises :class:`UndecidedError` past
-    ``conflict_limit``."""
+    and verified, or the verified proof of the same question asked before: :func:`proved`),
+    and the proved claim itself when ``keep_proof`` (for the proof log). Raises
+    :class:`UndecidedError` past ``conflict_limit``."""
     start = time.perf_counter()
-    p = bl.prove(q, conflict_limit=conflict_limit)
+    p, verified = proved(q, conflict_limit)
     micros = round((time.perf_counter() - start) * 1e6)
-    verified = bl.verify(p)
     cert = to_file_model(p.certificate).model_dump(mode="json") if certificate else None
     return claim_json(p, verified=verified, certificate=cert, micros=micros), (
         p if keep_proof else None

@@ -1,0 +1,49 @@
+"""The workers' cache of verified proofs (apps/jobs.py): a repeated question gets the
+proof that was proved and verified when it was first asked, and nothing else is kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from battlejudge.apps import jobs
+from battlejudge.solver import battleline as bl
+from battlejudge.solver.errors import VerificationError
+
+VALID = bl.ClaimQuestion(mine="R4 R5 R3", theirs=["B8"], seen="B7 B10")
+INVALID = bl.ClaimQuestion(mine="R1 B2 G4", theirs=["Y8", "Y9"], seen="")
+
+
+@pytest.fixture(autouse=True)
+def empty_cache() -> None:
+    jobs._proved.clear()
+
+
+def without_micros(d: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in d.items() if k != "micros"}
+
+
+@pytest.mark.parametrize("q", [VALID, INVALID])
+def test_a_repeat_gets_the_same_verified_proof(q: bl.ClaimQuestion) -> None:
+    first, p1 = jobs.prove_claim(q, True, None, True)
+    again, p2 = jobs.prove_claim(bl.ClaimQuestion.from_json(q.to_json()), True, None, True)
+    assert p1 is not None and p1 is p2
+    assert first["verified"] is True
+    assert without_micros(again) == without_micros(first)
+    assert p1.certificate == bl.prove(q).certificate  # what a fresh proof gives, byte for byte
+
+
+def test_a_proof_that_fails_verification_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    def reject(_: object) -> bool:
+        raise VerificationError("rejected for the test")
+
+    monkeypatch.setattr(bl, "verify", reject)
+    with pytest.raises(VerificationError):
+        jobs.prove_claim(VALID, False, None, False)
+    assert not jobs._proved
+
+
+def test_the_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jobs, "PROVED_CACHE", 1)
+    jobs.prove_claim(VALID, False, None, False)
+    jobs.prove_claim(INVALID, False, None, False)
+    assert list(jobs._proved) == [INVALID.canonical()]
