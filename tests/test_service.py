@@ -371,7 +371,8 @@ def test_bench_serve_runs_and_checks_every_answer() -> None:
     r = subprocess.run([*MAIN, *args], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
-    assert [run["malformed_share"] for run in data["runs"]] == [0.0, 0.1]
+    assert [run["malformed_share"] for run in data["runs"]] == [0.0, 0.1, 0.0]
+    assert [run["fresh_questions"] for run in data["runs"]] == [False, False, True]
     for run in data["runs"]:
         assert run["wrong_answers"] == 0
         assert run["malformed_rejected"] == run["malformed"]
