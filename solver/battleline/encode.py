@@ -107,10 +107,38 @@ class Encoding:
         lines.extend(f"{u} 0" for u in unit_list)
         return "\n".join(lines) + "\n"
 
+    shared: tuple[int, int, str] | None = None
+    """``(start, end, text)``: ``clauses[start:end]`` is a block shared by many formulas
+    (the at-most constraint) whose DIMACS lines ``text`` were written once."""
+
     @functools.cached_property
     def _clause_lines(self) -> str:
         """The clauses' DIMACS lines, written once per formula (the encodings are cached)."""
-        return "\n".join(" ".join(map(str, c)) + " 0" for c in self.clauses)
+        if self.shared is None:
+            return _lines(self.clauses)
+        start, end, text = self.shared
+        parts = (_lines(self.clauses[:start]), text, _lines(self.clauses[end:]))
+        return "\n".join(p for p in parts if p)
+
+
+def _lines(clauses: Iterable[Clause]) -> str:
+    return "\n".join(" ".join(map(str, c)) + " 0" for c in clauses)
+
+
+@functools.cache
+def _at_most_troops(bound: int, top: int) -> tuple[tuple[Clause, ...], int, str]:
+    """At most ``bound`` troop variables true (a sequential counter whose auxiliary
+    variables start after ``top``): its clauses, its top variable and its DIMACS lines.
+    Most of every formula, and the same for every key with the same bound and wilds,
+    so it is built once."""
+    card = CardEnc.atmost(
+        lits=[troop_var(t) for t in ALL_TROOPS],
+        bound=bound,
+        top_id=top,
+        encoding=EncType.seqcounter,
+    )
+    clauses = tuple(tuple(c) for c in card.clauses)
+    return clauses, card.nv, _lines(clauses)
 
 
 @dataclass
@@ -186,6 +214,32 @@ def _beats(total: int, key: EncodingKey) -> bool:
     return total > key.total or (key.ties_lost and total == key.total)
 
 
+_Multiset = tuple[tuple[int, ...], int]
+"""A multiset of values and its sum."""
+
+
+@functools.cache
+def _multisets_with(n: int, fixed_values: tuple[int, ...]) -> tuple[_Multiset, ...]:
+    """The multisets of ``n`` values (in ``_MULTISETS`` order) that hold every value of
+    ``fixed_values`` (sorted, with repeats) as often as it appears there."""
+    need = {v: fixed_values.count(v) for v in set(fixed_values)}
+    return tuple(
+        (ms, total) for ms, total in _MULTISETS[n] if all(ms.count(v) >= k for v, k in need.items())
+    )
+
+
+_NOT_VALUE = {v: tuple(-troop_var(x) for x in ALL_TROOPS if value_of(x) != v) for v in range(1, 11)}
+"""Per value: the negated troop variables of every other value."""
+_NOT_COLOR = {c: tuple(-troop_var(x) for x in ALL_TROOPS if color_of(x) != c) for c in range(6)}
+"""Per color index: the negated troop variables of every other color."""
+_OFF_RUN = {
+    (n, r.start): tuple(-troop_var(x) for x in ALL_TROOPS if value_of(x) not in r.values)
+    for n in (3, 4)
+    for r in RUNS[n]
+}
+"""Per run: the negated troop variables of the values off the run."""
+
+
 @functools.lru_cache(maxsize=256)
 def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encoding:
     """Build the formula for one key. Deterministic: the same arguments give the same clauses
@@ -212,8 +266,6 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
         )
 
     def fits_values(values: tuple[int, ...]) -> bool:
-        if not fixed_values:
-            return True
         return all(values.count(v) >= fixed_values.count(v) for v in set(fixed_values))
 
     for w in key.wilds:
@@ -224,14 +276,10 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
         b.wild_colors.append(cols)
         b.wild_values.append(vals)
     # A side holds n cards: at most n - w troops (docs/rulings.md 4, 8).
-    card = CardEnc.atmost(
-        lits=[troop_var(t) for t in ALL_TROOPS],
-        bound=n - len(key.wilds),
-        top_id=b.top,
-        encoding=EncType.seqcounter,
-    )
-    b.top = max(b.top, card.nv)
-    b.clauses.extend(tuple(c) for c in card.clauses)
+    at_most, nv, at_most_text = _at_most_troops(n - len(key.wilds), b.top)
+    b.top = max(b.top, nv)
+    shared = (len(b.clauses), len(b.clauses) + len(at_most), at_most_text)
+    b.clauses.extend(at_most)
 
     runs = RUNS[n]
     all_wild_values = [vals for vals in b.wild_values]
@@ -258,8 +306,7 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
             t = b.new()
             for v in r.values:
                 b.clauses.append((-t, *covered(v, range(6))))
-            off = [x for x in ALL_TROOPS if value_of(x) not in r.values]
-            b.clauses.extend((-t, -troop_var(x)) for x in off)
+            b.clauses.extend((-t, x) for x in _OFF_RUN[n, r.start])
             b.runs[r.start] = t
         return b.runs[r.start]
 
@@ -273,7 +320,7 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
         t = b.new()
         b.clauses.append((-t, y))
         b.clauses.extend((-t, vals[v]) for vals in all_wild_values)
-        b.clauses.extend((-t, -troop_var(x)) for x in ALL_TROOPS if value_of(x) != v)
+        b.clauses.extend((-t, x) for x in _NOT_VALUE[v])
         return t
 
     def one_color(c: int) -> int | None:
@@ -284,12 +331,14 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
         t = b.new()
         b.clauses.append((-t, z))
         b.clauses.extend((-t, cols[c]) for cols in b.wild_colors)
-        b.clauses.extend((-t, -troop_var(x)) for x in ALL_TROOPS if color_of(x) != c)
+        b.clauses.extend((-t, x) for x in _NOT_COLOR[c])
         return t
 
     def value_sums() -> list[int]:
         return [
-            b.multiset(ms) for ms, total in _MULTISETS[n] if _beats(total, key) and fits_values(ms)
+            b.multiset(ms)
+            for ms, total in _multisets_with(n, tuple(fixed_values))
+            if _beats(total, key)
         ]
 
     selectors: dict[str, int] = {}
@@ -328,6 +377,7 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
         selectors=selectors,
         wild_colors=tuple(b.wild_colors),
         wild_values=tuple(b.wild_values),
+        shared=shared if at_most else None,
     )
 
 
