@@ -8,6 +8,8 @@ on the fast path), clones, scores a finished game, lists chance outcomes with ex
 
 from __future__ import annotations
 
+import bisect
+import functools
 import itertools
 import random
 from abc import ABC, abstractmethod
@@ -103,6 +105,13 @@ class GameState(ABC, Generic[A]):
     def chance_outcomes(self) -> list[tuple[A, Fraction]]:
         """At a chance node, every outcome with its exact probability (they sum to 1)."""
 
+    def uniform_chance(self) -> Sequence[A] | None:
+        """At a chance node whose outcomes are all equally likely: the outcomes, in
+        :meth:`chance_outcomes`' order (else None). A fast path for :func:`sample_chance`,
+        which then draws exactly what it would draw from :meth:`chance_outcomes`; games
+        that can say it cheaply refine it."""
+        return None
+
     @abstractmethod
     def information_state_string(self, player: int) -> str:
         """Everything ``player`` may know here, and nothing else."""
@@ -122,9 +131,21 @@ def _normal(text: str) -> str:
 
 def sample_chance(state: GameState[A], rng: random.Random) -> A:
     """Draw a chance outcome with its exact probability, using ``rng``."""
+    uniform = state.uniform_chance()
+    if uniform is not None:
+        # What ``rng.choices(outcomes, weights=[1/n] * n)`` does, without building the
+        # Fractions: the same random number, the same cumulative weights, the same index.
+        cum = _uniform_cum_weights(len(uniform))
+        return uniform[bisect.bisect(cum, rng.random() * (cum[-1] + 0.0), 0, len(cum) - 1)]
     outcomes = state.chance_outcomes()
     weights = [float(p) for _, p in outcomes]
     return rng.choices([a for a, _ in outcomes], weights=weights)[0]
+
+
+@functools.cache
+def _uniform_cum_weights(n: int) -> list[float]:
+    """``random.choices``' cumulative weights for ``n`` outcomes of probability 1/n each."""
+    return list(itertools.accumulate([float(Fraction(1, n))] * n))
 
 
 def random_playout(

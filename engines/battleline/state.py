@@ -127,6 +127,8 @@ PHASE_NAMES = (
     "over",
 )
 
+_CARD_ACTIONS = [Action(CARD, card=c) for c in range(70)]
+"""The chance outcome of each card, made once (Actions are frozen)."""
 _ACTION_ORDER = attrgetter("kind", "card", "flag", "source", "deck")
 """Action's own order (its fields in turn), as a fast sort key."""
 
@@ -508,7 +510,20 @@ class BattleLineState(GameState[Action]):
         if self.decks_ordered:
             return [(Action(CARD, card=pool[-1]), Fraction(1))]
         share = Fraction(1, len(pool))
-        return [(Action(CARD, card=c), share) for c in sorted(pool)]
+        return [(_CARD_ACTIONS[c], share) for c in sorted(pool)]
+
+    def uniform_chance(self) -> list[Action] | None:
+        """The deal and the draws are uniform over the unknown cards of the deck, in
+        :meth:`chance_outcomes`' order (a stacked deck has one outcome)."""
+        if self.phase == DEAL:
+            pool = self.unknown[TROOP_DECK]
+        elif self.phase == DRAW_CARD:
+            pool = self.unknown[self.drawing]
+        else:
+            return None
+        if self.decks_ordered:
+            return [Action(CARD, card=pool[-1])]
+        return [_CARD_ACTIONS[c] for c in sorted(pool)]
 
     # -- applying ----------------------------------------------------------------------
     def apply_action_unchecked(self, action: Action) -> None:
