@@ -93,7 +93,7 @@ def refute(clauses: Sequence[Sequence[int]], conflict_limit: int | None = None) 
     A proof taken after solving under assumptions does not refute the formula, so the
     caller passes everything as clauses (STYLE.md, Solving and proofs).
     """
-    with Solver(name=PROOF_SOLVER, bootstrap_with=[list(c) for c in clauses], with_proof=True) as s:
+    with Solver(name=PROOF_SOLVER, bootstrap_with=clauses, with_proof=True) as s:
         if conflict_limit is None:
             sat: bool | None = s.solve()
         else:

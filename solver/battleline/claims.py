@@ -13,6 +13,7 @@ Rules: Flags; docs/rulings.md 1-8 and 16.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -176,12 +177,20 @@ class ProvedClaim:
     mine: Formation
     witness: Witness | None
     blocking: tuple[Card, ...]
-    reasons: tuple[Reason, ...]
     certificate: Certificate
 
     @property
     def valid(self) -> bool:
         return self.verdict == "valid"
+
+    @functools.cached_property
+    def reasons(self) -> tuple[Reason, ...]:
+        """Why each blocking card matters (none for an invalid claim): worked out when
+        first read, since engines that only log certificates never read them."""
+        if self.witness is not None or not self.valid:
+            return ()
+        mine, key, _ = _setup(self.question)
+        return _reasons(self.question, mine, key, self.blocking)
 
     @property
     def explanation(self) -> list[str]:
@@ -355,6 +364,7 @@ def prove(
         raise InputError(f"conflict limit must be at least 1, got {conflict_limit}")
     mine, key, _ = _setup(q)
     version = solver_version()
+    canonical = q.canonical()
     if not decide(q).valid:
         witness = _canonical_witness(q, mine, key.ties_lost)
         cert = Certificate(
@@ -367,10 +377,10 @@ def prove(
             None,
             None,
             None,
-            question_sha256=sha256(q.canonical()),
+            question_sha256=sha256(canonical),
             solver_version=version,
         )
-        return ProvedClaim(q, "invalid", mine, witness, (), (), cert)
+        return ProvedClaim(q, "invalid", mine, witness, (), cert)
     blocking = tuple(Card(t) for t in _minimal_blocking(q, mine, key.ties_lost))
     # Smaller: the terms the opponent's own troops already rule out are left out.
     enc = encode_key(key, q.theirs_troops)
@@ -380,7 +390,7 @@ def prove(
         if conflict_limit is None:
             raise BattlejudgeError(f"internal error: certificate formula for {q!r} is satisfiable")
         raise UndecidedError(f"no verdict within {conflict_limit} conflicts for {q!r}")
-    cnf = enc.dimacs(units, comments=(ENCODER_VERSION, f"question {q.canonical()}"))
+    cnf = enc.dimacs(units, comments=(ENCODER_VERSION, f"question {canonical}"))
     proof_text = "\n".join(proof) + "\n"
     cert = Certificate(
         q,
@@ -392,10 +402,10 @@ def prove(
         sha256(cnf),
         proof_text,
         sha256(proof_text),
-        question_sha256=sha256(q.canonical()),
+        question_sha256=sha256(canonical),
         solver_version=version,
     )
-    return ProvedClaim(q, "valid", mine, None, blocking, _reasons(q, mine, key, blocking), cert)
+    return ProvedClaim(q, "valid", mine, None, blocking, cert)
 
 
 def _reasons(
