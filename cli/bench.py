@@ -204,6 +204,10 @@ def bench_guide(
 COMMANDS: tuple[click.Command, ...] = (bench,)
 
 
+SELFPLAY_TARGET = 60
+"""Games per second, every claim certified and logged (issue 17)."""
+
+
 @bench.command("selfplay")
 @click.option("--games", default=100, show_default=True, type=click.IntRange(min=1))
 @click.option("--seed", default=1, show_default=True)
@@ -239,7 +243,7 @@ def bench_selfplay(games: int, seed: int, sign: bool, as_json: bool) -> None:
                 "games_per_s": r.games_per_s,
                 "baseline_games_per_s": r.baseline_games_per_s,
                 "log_bytes": r.log_bytes,
-                "target_met": r.games_per_s >= 20,
+                "target_met": r.games_per_s >= SELFPLAY_TARGET,
             }
         )
         return
@@ -257,7 +261,8 @@ def bench_selfplay(games: int, seed: int, sign: bool, as_json: bool) -> None:
         f"{r.baseline_games_per_s:.1f} games/s; ratio {r.certified_s / r.baseline_s:.2f}x "
         f"the baseline's time"
     )
-    click.echo(f"  target >= 20 games/s on one core: {'met' if r.games_per_s >= 20 else 'MISSED'}")
+    met = "met" if r.games_per_s >= SELFPLAY_TARGET else "MISSED"
+    click.echo(f"  target >= {SELFPLAY_TARGET} games/s on one core: {met}")
 
 
 @bench.command("audit")

@@ -195,3 +195,57 @@ def test_selfplay_api_yields_summaries(tmp_path: Path) -> None:
     assert [g.seats["north"] for g in games] == ["random", "heuristic"]
     assert all(g.stats["turns"] > 0 for g in games)
     assert all(g.record is not None and g.record.exists() for g in games)
+
+
+def _log_games(log: Path) -> dict[str, int]:
+    """Claims per game id in a proof log."""
+    records, problems = read_log(log)
+    assert not problems
+    per: dict[str, int] = {}
+    for r in records:
+        per[r.data["game"]] = per.get(r.data["game"], 0) + 1
+    return per
+
+
+def test_selfplay_commits_games_together_and_records_follow_their_claims(tmp_path: Path) -> None:
+    """Claims of the games finished within the commit interval go to the log in one append
+    (one fsync, one checkpoint), and a game's record is written only after its claims."""
+    log = ProofLog(tmp_path / "g.log")
+    appends: list[int] = []
+    real = log.append_batch
+
+    def counting(entries):  # type: ignore[no-untyped-def]
+        entries = list(entries)
+        appends.append(len(entries))
+        # no record of a game whose claims are in this append is on disk yet
+        for game_id in {e["game"] for e in entries}:
+            index = int(game_id.split("-")[1])
+            assert not (tmp_path / f"game-{index:04d}.blg").exists()
+        return real(entries)
+
+    log.append_batch = counting  # type: ignore[method-assign]
+    games = list(selfplay(GAME, ("random", "random"), 6, 4, out=tmp_path, log=log))
+    assert len(games) == 6
+    per = _log_games(tmp_path / "g.log")
+    assert sum(appends) == sum(per.values()) > 0
+    assert len(appends) < 6  # grouped: six quick random games need fewer appends than games
+    for g in games:
+        assert g.record is not None
+        assert g.record.read_text().count("claim ") == per.get(g.game_id, 0)
+
+
+def test_selfplay_stopped_early_keeps_the_games_it_finished(tmp_path: Path) -> None:
+    """A consumer that stops after the first summaries (Ctrl-C in the command) still finds
+    every finished game's record and claims on disk, and nothing else."""
+    log = ProofLog(tmp_path / "s.log")
+    run_ = selfplay(GAME, ("random", "random"), 50, 5, out=tmp_path, log=log)
+    first = next(run_)
+    run_.close()
+    written = sorted(p.name for p in tmp_path.glob("*.blg"))
+    assert first.record is not None and first.record.name in written
+    assert len(written) < 50
+    per = _log_games(tmp_path / "s.log")
+    for name in written:
+        game_id = f"5-{int(name[5:9])}"
+        assert (tmp_path / name).read_text().count("claim ") == per.get(game_id, 0)
+    assert set(per) <= {f"5-{int(n[5:9])}" for n in written}
