@@ -97,6 +97,7 @@ class Encoding:
 
     @property
     def states(self) -> int:
+        """The number of states of the unrolled round the model covers."""
         return len(self.alive)
 
 

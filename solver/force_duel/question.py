@@ -127,7 +127,9 @@ class ForceQuestion:
 
     @property
     def pool_size(self) -> int:
+        """How many cards the opponent may still hold (the pool's total count)."""
         return sum(n for _, n in self.pool)
 
     def my_total(self, mine: int, theirs: int) -> int:
+        """My side's total when I show Force card ``mine`` and the opponent ``theirs``."""
         return side_total(self.mine, self.me, mine, theirs)
