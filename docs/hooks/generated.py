@@ -1,5 +1,7 @@
 """mkdocs hooks: the pages made from the code rather than written by hand.
 
+- ``<!-- battlejudge:schema module:function -->`` becomes the JSON Schema that function
+  returns (the same one ``battlejudge schema ...`` prints), in a collapsed block;
 - ``<!-- battlejudge:http-api -->`` becomes the HTTP API reference, from the OpenAPI document
   of the service's FastAPI application (``battlejudge.apps.service.create_app``), and the whole
   document is published as ``openapi.json`` beside the site;
@@ -9,7 +11,9 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import re
 from typing import Any
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -17,6 +21,7 @@ from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 MARKER = "<!-- battlejudge:http-api -->"
+SCHEMA = re.compile(r"<!-- battlejudge:schema ([\w.]+):([\w.]+) -->")
 
 
 def _openapi() -> dict[str, Any]:
@@ -76,6 +81,18 @@ def http_api_markdown(spec: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _schema_markdown(match: re.Match[str]) -> str:
+    function: Any = importlib.import_module(match[1])
+    for name in match[2].split("."):
+        function = getattr(function, name)
+    schema = function()
+    title = schema.get("title", match[2])
+    return "\n".join(
+        [f'??? example "JSON Schema: {title}"', ""]
+        + ["    " + line if line else "" for line in _schema_block(schema)]
+    )
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Publish the service's OpenAPI document as ``openapi.json``."""
     files.append(
@@ -88,4 +105,4 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     """Fill the generated sections of the pages that ask for them."""
     if MARKER in markdown:
         markdown = markdown.replace(MARKER, http_api_markdown(_openapi()))
-    return markdown
+    return SCHEMA.sub(_schema_markdown, markdown)
