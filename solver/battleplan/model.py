@@ -97,7 +97,8 @@ class Encoding:
 
     @property
     def states(self) -> int:
-        """The number of states of the unrolled round the model covers."""
+        """How many board states the model tracks through the rest of the round (two per
+        remaining turn, plus the start)."""
         return len(self.alive)
 
 

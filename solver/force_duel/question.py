@@ -127,9 +127,10 @@ class ForceQuestion:
 
     @property
     def pool_size(self) -> int:
-        """How many cards the opponent may still hold (the pool's total count)."""
+        """How many battle cards the opponent has left (the pool's counts added up)."""
         return sum(n for _, n in self.pool)
 
     def my_total(self, mine: int, theirs: int) -> int:
-        """My side's total when I show Force card ``mine`` and the opponent ``theirs``."""
+        """The asker's battle points when he shows Force ``mine`` (that many cards) and the
+        opponent Force ``theirs``: his cards' points plus his bonuses (Rules: Battle)."""
         return side_total(self.mine, self.me, mine, theirs)
