@@ -28,6 +28,10 @@ class UnsoundGame(BattlejudgeError):
 
 @dataclass(frozen=True)
 class GameProblem:
+    """One disagreement between a game record and the proof log: the log record concerned (-1
+    when a claim of the game is missing from the log), its kind and a sentence saying what
+    differs."""
+
     record: int
     """The log record's index, or -1 for a claim missing from the log."""
     kind: str

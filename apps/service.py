@@ -190,6 +190,8 @@ class Adjudicator:
         await asyncio.gather(self.pool.start(), self.bulk.start())
 
     def close(self) -> None:
+        """Stop the service's work: close the request queue and the worker pools, wait for the
+        log writer to finish its appends, and close the proof log."""
         self.queue.close()
         self.pool.close()
         self.bulk.close()

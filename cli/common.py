@@ -37,6 +37,9 @@ class BattlejudgeGroup(click.Group):
     """
 
     def invoke(self, ctx: click.Context) -> Any:
+        """Run the command, turning the library's errors into the documented exit codes: one line
+        on stderr, exit 3 for an undecided question, 1 for a failed verification, 2 for bad
+        input or a missing extra (named); never a traceback for bad input."""
         try:
             return super().invoke(ctx)
         except UndecidedError as e:
@@ -64,6 +67,7 @@ def emit_json(obj: Any) -> None:
 
 
 def stderr_is_tty() -> bool:
+    """Whether stderr is a terminal (progress bars are drawn only then)."""
     return sys.stderr.isatty()
 
 

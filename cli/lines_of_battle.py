@@ -43,6 +43,8 @@ def _frac(p: Fraction) -> str:
 
 
 def plan_json(plan: Plan, board: Board) -> dict[str, Any]:
+    """The plan as JSON with square names: the mover, swaps, moves with their paths, facings, and
+    attacks with their exact kill probabilities."""
     n = board.name
     return {
         "mover": SEATS[plan.mover],

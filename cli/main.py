@@ -139,9 +139,12 @@ class LazyGroup(BattlejudgeGroup):
     """The top-level group: imports a command's module only when that command runs."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every command name, sorted, read from :data:`COMMANDS` without importing any command."""
         return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """The command ``cmd_name``, importing its module now (None for an unknown name); a
+        missing optional extra is exit 2 with the extra named."""
         entry = COMMANDS.get(cmd_name)
         if entry is None:
             return None
@@ -158,6 +161,8 @@ class LazyGroup(BattlejudgeGroup):
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The ``Commands`` section of ``--help``, from the short help in :data:`COMMANDS` (no
+        command is imported)."""
         limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
         rows = [
             (name, click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit))

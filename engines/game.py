@@ -95,6 +95,7 @@ class GameState(ABC, Generic[A]):
         raise IllegalActionError(f"{text.strip()!r} is not a legal action here")
 
     def is_terminal(self) -> bool:
+        """Whether the game is over (the current player is :data:`TERMINAL`)."""
         return self.current_player() == TERMINAL
 
     @abstractmethod
@@ -168,4 +169,6 @@ def random_playout(
 
 
 def check_sorted(actions: Sequence[A]) -> bool:
+    """Whether ``actions`` are in ascending order (the interface requires ``legal_actions()``
+    sorted)."""
     return all(a <= b for a, b in itertools.pairwise(actions))  # type: ignore[operator]

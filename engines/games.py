@@ -29,7 +29,9 @@ class BotLike(Protocol):
 
     name: str
 
-    def step(self, state: Any) -> Any: ...
+    def step(self, state: Any) -> Any:
+        """The bot's action for ``state``, where it is the bot's turn; one of
+        ``state.legal_actions()``."""
 
 
 class RandomBot:
@@ -41,6 +43,7 @@ class RandomBot:
         self.rng = random.Random(seed)
 
     def step(self, state: GameState[Any]) -> Any:
+        """A uniformly random legal action, from the bot's seeded ``rng``."""
         return self.rng.choice(state.legal_actions())
 
 
@@ -64,14 +67,17 @@ class ClaimLog(Protocol):
         player: str | None = None,
         flag: int | None = None,
         time: str | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> dict[str, Any]:
+        """Append one decided claim with its certificate and game context to the proof log;
+        returns the record written."""
 
 
 class BatchClaimLog(ClaimLog, Protocol):
     """A claim log that also appends several claims in one durable write (self-play
     appends a game's claims when the game ends)."""
 
-    def append_batch(self, entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]: ...
+    def append_batch(self, entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Append several claims in one durable write; returns the records written."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +123,7 @@ class Replayed:
 
     @property
     def sound(self) -> bool:
+        """True when the replay found no problem."""
         return self.problem is None
 
 

@@ -140,6 +140,7 @@ def is_generic_record(text: str) -> bool:
 
 
 def seat_of(game: GameInfo, player: int) -> str:
+    """The seat name of ``player`` in ``game`` (``chance`` for chance)."""
     return CHANCE_SEAT if player == CHANCE else game.seats[player]
 
 
@@ -166,12 +167,16 @@ class Problem:
 
 @dataclass
 class ReplayReport:
+    """The outcome of replaying a text record: the state reached, the number of actions replayed
+    and the first problem (None when sound)."""
+
     state: GameState[Any]
     steps: int
     problem: Problem | None
 
     @property
     def sound(self) -> bool:
+        """True when the replay found no problem."""
         return self.problem is None
 
 
@@ -223,6 +228,7 @@ class TextRecords:
     actions."""
 
     def sniff(self, text: str) -> bool:
+        """Whether ``text`` looks like a shared text record."""
         return is_generic_record(text)
 
     def write(
@@ -232,6 +238,7 @@ class TextRecords:
         moves: Sequence[tuple[int, str]],
         meta: GameMeta,
     ) -> str:
+        """The text record of a finished game: its tags from ``meta`` and one line per action."""
         rec = GameRecord(game.name, dict(meta.options))
         rec.seed = meta.seed
         rec.bots = dict(meta.bots)
@@ -240,6 +247,8 @@ class TextRecords:
         return rec.dumps()
 
     def replay(self, text: str, upto: int | None = None) -> Replayed:
+        """Replay the record (up to step ``upto``), checking every action; the state reached, the
+        result and the first problem if any."""
         rec = GameRecord.loads(text)
         report = replay(rec, upto=upto)
         game = get_game(rec.game)

@@ -47,6 +47,7 @@ class GameSummary:
 
     @property
     def winner_bot(self) -> str | None:
+        """The name of the bot that won, or None for a draw."""
         return self.seats.get(self.winner)
 
     @property
@@ -56,6 +57,7 @@ class GameSummary:
         return self.order[seats.index(self.winner)] if self.winner in seats else None
 
     def to_json(self) -> dict[str, Any]:
+        """The game's summary as JSON (one line of ``selfplay --json``)."""
         return {
             "game": self.game_id,
             "seed": self.seed,
@@ -178,6 +180,9 @@ def selfplay(
 
 @dataclass(frozen=True)
 class SelfplayBench:
+    """The figures of ``battlejudge bench selfplay``: games played, wall time with every claim
+    certified and logged and without (the baseline), claims certified and log size."""
+
     games: int
     certified_s: float
     baseline_s: float
@@ -186,10 +191,12 @@ class SelfplayBench:
 
     @property
     def games_per_s(self) -> float:
+        """Games per second with every claim certified."""
         return self.games / self.certified_s
 
     @property
     def baseline_games_per_s(self) -> float:
+        """Games per second of the baseline (claims decided, not certified)."""
         return self.games / self.baseline_s
 
 

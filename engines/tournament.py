@@ -49,6 +49,7 @@ class PairResult:
 
     @property
     def draws(self) -> int:
+        """The pair's drawn games."""
         return self.games - self.a_wins - self.b_wins
 
     @property
@@ -58,9 +59,12 @@ class PairResult:
 
     @property
     def ci95(self) -> tuple[float, float]:
+        """The 95% Wilson score interval of the first bot's win rate, a draw counting half a win."""
         return wilson(self.a_wins + self.draws / 2, self.games)
 
     def to_json(self) -> dict[str, Any]:
+        """The pair's result as JSON: the bots, games, wins of each, the first bot's win rate and
+        its 95% interval."""
         lo, hi = self.ci95
         return {
             "a": self.a,

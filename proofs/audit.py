@@ -100,6 +100,7 @@ class AuditReport:
 
     @property
     def ok(self) -> bool:
+        """True when the audit found no problem."""
         return not self.problems
 
     @property
@@ -122,6 +123,8 @@ class AuditReport:
         }
 
     def to_json(self) -> dict[str, Any]:
+        """The report as JSON (``audit --json``): ok, the number of records, every problem, the
+        signature summary, the repairs recorded in the log and the checkpoint checked."""
         return {
             "ok": self.ok,
             "records": len(self.records),

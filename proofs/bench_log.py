@@ -35,6 +35,9 @@ __all__ = ["AppendFigure", "ProofFigure", "append_rates", "proof_figures"]
 
 @dataclass(frozen=True)
 class AppendFigure:
+    """Appends of one benchmark run: the backend, the number of writer processes, the records
+    appended and the wall time."""
+
     backend: str
     writers: int
     records: int
@@ -42,11 +45,15 @@ class AppendFigure:
 
     @property
     def per_second(self) -> float:
+        """Records appended per second."""
         return self.records / self.seconds
 
 
 @dataclass(frozen=True)
 class ProofFigure:
+    """Inclusion proofs on a tree of ``leaves`` leaves: the build time, the audit path sizes, a
+    proof's size and verify time, and the baseline time to hash every leaf into the root."""
+
     leaves: int
     build_s: float
     path_hashes: list[int] = field(default_factory=list)

@@ -97,6 +97,7 @@ class Checkpoint:
         return f"{text}\n{DASH} {self.origin} {base64.b64encode(sig).decode('ascii')}\n"
 
     def to_json(self) -> dict[str, object]:
+        """The checkpoint as JSON: origin, size, root (hex) and time."""
         return {
             "origin": self.origin,
             "size": self.size,

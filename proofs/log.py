@@ -115,6 +115,7 @@ class Problem:
     detail: str
 
     def to_json(self) -> dict[str, Any]:
+        """The problem as JSON: the record's index, the kind of problem and the detail."""
         return {"record": self.record, "kind": self.kind, "detail": self.detail}
 
 
@@ -132,16 +133,19 @@ class LogRecord:
 
     @property
     def seq(self) -> int:
+        """The record's sequence number (0-based, one more than the record before it)."""
         seq: int = self.data["seq"]
         return seq
 
     @property
     def prev(self) -> str:
+        """The hash of the previous record's line (the hash chain)."""
         prev: str = self.data["prev"]
         return prev
 
     @property
     def sig(self) -> str | None:
+        """The record's Ed25519 signature (base64), or None for an unsigned log."""
         sig: str | None = self.data.get("sig")
         return sig
 
@@ -159,11 +163,13 @@ class LogRecord:
 
     @property
     def turn(self) -> int | None:
+        """The game turn of the claim, when the writer gave one."""
         turn: int | None = self.data.get("turn")
         return turn
 
     @property
     def player(self) -> str | None:
+        """The player who claimed, when the writer gave one."""
         player: str | None = self.data.get("player")
         return player
 
@@ -175,21 +181,25 @@ class LogRecord:
 
     @property
     def question(self) -> dict[str, Any]:
+        """The canonical claim question, as JSON."""
         question: dict[str, Any] = self.data["question"]
         return question
 
     @property
     def verdict(self) -> str:
+        """The verdict recorded: ``valid`` or ``invalid``."""
         verdict: str = self.data["verdict"]
         return verdict
 
     @property
     def certificate(self) -> dict[str, Any]:
+        """The certificate (a DRAT proof or a witness), as the certificate file's JSON."""
         certificate: dict[str, Any] = self.data["certificate"]
         return certificate
 
     @property
     def time(self) -> str:
+        """When the record was appended (UTC, ISO 8601)."""
         time: str = self.data["time"]
         return time
 
@@ -209,6 +219,7 @@ def signed_bytes(record: Mapping[str, Any]) -> bytes:
 
 
 def sha256_hex(data: bytes) -> str:
+    """The lowercase hex SHA-256 of ``data``."""
     return hashlib.sha256(data).hexdigest()
 
 

@@ -81,6 +81,7 @@ class MerkleTree:
                 self.levels.append([])
 
     def leaf(self, index: int) -> bytes:
+        """The leaf hash at ``index`` (RFC 9162, 2.1.1)."""
         return self.levels[0][index]
 
     def subtree(self, start: int, end: int) -> bytes:

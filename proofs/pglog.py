@@ -205,10 +205,12 @@ class PgProofLog:
 
     @property
     def name(self) -> str:
+        """The database URL without its password."""
         return redact(self.url)
 
     @property
     def next_seq(self) -> int:
+        """The sequence number the next record will get (the number of records)."""
         return len(self._tree)
 
     def _connection(self) -> Any:
@@ -407,6 +409,8 @@ class PgProofLog:
             return self._tree
 
     def close(self) -> None:
+        """Close the connection (only in the process that opened it: a forked child must not
+        close its parent's)."""
         conn, self._conn = self._conn, None
         if conn is not None and self._pid == os.getpid():
             conn.close()

@@ -71,6 +71,8 @@ class Repair:
     record: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
+        """The repair as JSON: the lines moved aside, the file they went to, how many records
+        were re-chained and the sequence number of the repair's own record."""
         return {
             "moved": [p.to_json() for p in self.moved],
             "to": str(self.to),

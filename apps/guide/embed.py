@@ -54,6 +54,7 @@ class Embedder:
 
     @property
     def dimensions(self) -> int:
+        """The length of the sentence vectors (the embedding table's width)."""
         return int(self.table.shape[1])
 
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:

@@ -29,6 +29,8 @@ class Case:
 
     @property
     def in_scope(self) -> bool:
+        """Whether the rules answer this question (it names at least one expected section);
+        out-of-scope questions should get the fallback."""
         return bool(self.sections)
 
 
@@ -61,10 +63,12 @@ class Figures:
 
     @property
     def in_scope(self) -> list[Outcome]:
+        """The outcomes of the questions the rules answer."""
         return [o for o in self.outcomes if o.case.in_scope]
 
     @property
     def out_of_scope(self) -> list[Outcome]:
+        """The outcomes of the questions the rules do not answer."""
         return [o for o in self.outcomes if not o.case.in_scope]
 
     @property
@@ -89,6 +93,7 @@ class Figures:
 
     @property
     def confident_wrong(self) -> list[Outcome]:
+        """The outcomes answered confidently with a wrong section: the worst kind of answer."""
         return [o for o in self.outcomes if o.confident_wrong]
 
     def latency_ms(self, quantile: float) -> float:
@@ -173,6 +178,8 @@ class Row:
     figures: Figures
 
     def to_json(self) -> dict[str, object]:
+        """The row as JSON: the questions counted, top-1 accuracy, the fallback's precision and
+        recall, confident wrong answers and latencies."""
         f = self.figures
         return {
             "part": self.part,

@@ -63,10 +63,13 @@ class Answer:
     score: float
 
     def to_json(self) -> dict[str, Any]:
+        """The answer as JSON (``guide --json``): the text, the section quoted and the confidence
+        score."""
         return {"answer": self.answer, "section": self.section, "score": round(self.score, 3)}
 
     @property
     def answered(self) -> bool:
+        """Whether a section of the rules was found (False for the fallback answer)."""
         return self.section is not None
 
 
@@ -108,9 +111,11 @@ class Guide:
 
     @property
     def title(self) -> str:
+        """The game's title."""
         return self.reference.title
 
     def greeting(self) -> str:
+        """The first words of a session: what the guide answers from and the commands it knows."""
         cards = " 'card NAME' explains a card;" if self.reference.cards else ""
         return (
             f"Hello! I am your guide to {self.title}, and I answer from its rules only. "

@@ -74,6 +74,7 @@ class Section:
 
     @property
     def text(self) -> str:
+        """The section's passages joined into one text."""
         return " ".join(self.passages)
 
 
@@ -119,10 +120,12 @@ class Reference:
 
     @property
     def cards(self) -> tuple[Section, ...]:
+        """The sections that explain one card each."""
         return tuple(s for s in self.sections if s.kind == "card")
 
     @property
     def rulings(self) -> tuple[Section, ...]:
+        """The sections taken from the project's rulings (docs/rulings.md)."""
         return tuple(s for s in self.sections if s.kind == "ruling")
 
 

@@ -137,6 +137,8 @@ def _unit(values: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def logistic(x: float) -> float:
+    """The logistic function ``1 / (1 + e^-x)``, mapping a score margin to a confidence in (0,
+    1)."""
     return 1.0 / (1.0 + math.exp(-x))
 
 

@@ -35,9 +35,12 @@ class Session:
         self._pending: WalkthroughKind | None = None
 
     def greeting(self) -> str:
+        """The guide's greeting."""
         return self.guide.greeting()
 
     def help(self) -> str:
+        """The session's commands, one per line (``card NAME`` only for games with card
+        sections)."""
         cards = ", ".join(self.guide.card_names())
         lines = [
             "setup          the setup steps",

@@ -62,12 +62,15 @@ class TableView:
     """How many times we were asked to play."""
 
     def stamp_new_cards(self) -> None:
+        """Stamp every card on the table not seen before with the current time (odd: placed by
+        the opponent since our last play)."""
         for f in self.sides:
             for side in f:
                 for c in side:
                     self.stamps.setdefault(c, 2 * self.turns + 1)
 
     def open_flags(self) -> list[int]:
+        """The flags we may still play to: unclaimed, with fewer than three of our cards."""
         me = self.seat
         return [i for i in range(FLAGS) if self.claimed[i] < 0 and len(self.sides[i][me]) < 3]
 
@@ -148,6 +151,9 @@ class ProtocolClient:
         return None
 
     def choose(self) -> Action | None:
+        """The bot's play for the table as the referee described it, or a fallback legal play
+        when the bot fails or chooses something that is not a play (a failing bot must not
+        stall the game); None when no play is possible."""
         view = self.view
         view.stamp_new_cards()
         try:
@@ -161,6 +167,8 @@ class ProtocolClient:
         return fallback_play(view)
 
     def play(self) -> str | None:
+        """The protocol reply for the next play (``play FLAG CARD``, flag 1-based), or None when
+        we hold no card or no flag is open."""
         action = self.choose()
         self.view.turns += 1
         if action is None:

@@ -110,6 +110,8 @@ class Violation:
     """The play made instead (``play N CARD``), or empty for a setup reply."""
 
     def to_json(self) -> dict[str, Any]:
+        """The violation as JSON: the player, turn, the reply received, what was wrong and the
+        play substituted."""
         return {
             "player": self.seat,
             "turn": self.turn,
@@ -136,6 +138,7 @@ class Forfeit:
     detail: str
 
     def sentence(self) -> str:
+        """The forfeit in one sentence: who, why and the detail."""
         return f"{self.seat} forfeits ({self.kind}): {self.detail}"
 
 
@@ -165,6 +168,8 @@ class GameResult:
     """Every line exchanged: (seat, ``>`` to the bot or ``<`` from it, line)."""
 
     def to_json(self) -> dict[str, Any]:
+        """The game's result as JSON: game id and seed, the programs on each seat, winner, reason
+        and detail, the forfeit if any, and the violations."""
         return {
             "game": self.game_id,
             "seed": self.seed,
@@ -238,6 +243,7 @@ class BotProcess:
 
     @property
     def pid(self) -> int:
+        """The bot program's process id."""
         return self.proc.pid
 
     def _crash(self, what: str) -> _Forfeited:
@@ -762,6 +768,9 @@ def record_path(out: Path, index: int) -> Path:
 
 @dataclass
 class ProgramSummary:
+    """One bot program's totals over a referee run: games, wins, losses, draws, forfeits and
+    protocol violations."""
+
     command: str
     name: str = ""
     games: int = 0
@@ -772,6 +781,7 @@ class ProgramSummary:
     violations: int = 0
 
     def to_json(self) -> dict[str, Any]:
+        """The totals as JSON."""
         return {
             "command": self.command,
             "name": self.name,

@@ -86,6 +86,8 @@ _TROOP_RE = re.compile(r"^([ROYGBP])(10|[1-9])$", re.IGNORECASE)
 
 
 def check_theme(theme: str) -> Theme:
+    """``theme`` itself when it is a known theme (``battleline``, ``nine-circles``); an
+    :class:`InputError` naming it otherwise."""
     if theme not in THEMES:
         raise InputError(f"unknown theme {theme!r} (themes: {', '.join(THEMES)})")
     return theme
@@ -118,12 +120,15 @@ def card_name(code: CardCode, theme: Theme = "battleline") -> str:
 
 
 def display_name(code: CardCode, theme: Theme = "battleline") -> str:
+    """The name a player reads for card ``code`` under ``theme`` (a troop's ``Red 10``, a
+    tactic's themed name)."""
     if code < 60:
         return troop_name(code)
     return _NAMES[theme][code][1]
 
 
 def is_troop(code: CardCode) -> bool:
+    """True for the 60 troop codes, False for tactics."""
     return code < 60
 
 
@@ -134,11 +139,14 @@ class Naming:
     theme: Theme = "battleline"
 
     def card(self, code: CardCode) -> str:
+        """The notation of card ``code`` in this theme."""
         return card_name(code, self.theme)
 
     def cards(self, codes: list[CardCode] | tuple[CardCode, ...]) -> str:
+        """The notation of ``codes``, separated by spaces."""
         return " ".join(card_name(c, self.theme) for c in codes)
 
     @property
     def flag(self) -> str:
+        """What this theme calls a flag (``flag``, or Nine Circles' word)."""
         return FLAG_WORD[self.theme]

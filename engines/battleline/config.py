@@ -40,6 +40,10 @@ class RulesConfig:
 
     @classmethod
     def parse(cls, text: str, theme: str = "battleline") -> RulesConfig:
+        """The rules of a record's ``Rules`` tag: space-separated
+        ``claim_timing=standard|advanced`` and ``environment_removable=true|false``, missing
+        settings at their defaults; an :class:`InputError` naming any unknown setting or
+        value."""
         values: dict[str, str] = {}
         for part in text.split():
             key, sep, value = part.partition("=")

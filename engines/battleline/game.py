@@ -104,6 +104,8 @@ class BlgRecords:
     re-proves every claim; ``upto`` counts turns (the table at the start of that turn)."""
 
     def sniff(self, text: str) -> bool:
+        """Whether ``text`` looks like a ``.blg`` record (it starts with a tag, a comment or a
+        turn number)."""
         head = text.lstrip()[:1]
         return head in ("[", "#") or head.isdigit()
 
@@ -114,6 +116,8 @@ class BlgRecords:
         moves: Sequence[tuple[int, str]],
         meta: GameMeta,
     ) -> str:
+        """The ``.blg`` text of a finished game: the tags from ``meta`` and the game's rules and
+        deal, then one line per turn."""
         assert isinstance(state, BattleLineState)
         tags: dict[str, str] = {}
         if meta.event is not None:
@@ -130,6 +134,8 @@ class BlgRecords:
         return record_from_state(state, tags).dumps()
 
     def replay(self, text: str, upto: int | None = None) -> Replayed:
+        """Replay the record (up to turn ``upto``), checking every action and re-proving every
+        claim; the state reached, the result, and the first problem found if any."""
         rec = GameRecord.loads(text)
         report = replay(rec, upto_turn=upto)
         state = report.state

@@ -12,6 +12,9 @@ from battlejudge.solver.errors import RuleError
 
 @dataclass
 class Match:
+    """A match of several games (Rules: Match): points so far, each game's winner, and who starts
+    the next game (the previous game's winner)."""
+
     config: RulesConfig = field(default_factory=RulesConfig)
     points: list[int] = field(default_factory=lambda: [0, 0])
     results: list[int] = field(default_factory=list)

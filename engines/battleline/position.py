@@ -42,17 +42,25 @@ class _Strict(BaseModel):
 
 
 class PlacedCard(_Strict):
+    """A card at a flag, with the turn it was placed (the later side to complete loses a tie:
+    docs/rulings.md 7)."""
+
     card: str
     turn: int = Field(ge=0, description="The turn the card was placed (ties: docs/rulings.md 7).")
 
 
 class EnvironmentCard(_Strict):
+    """An environment tactic at a flag (Fog or Mud), who played it and when."""
+
     card: str = Field(description="fog or mud (Nine Circles: mano-a-mano or mud)")
     player: Player
     turn: int = Field(ge=0)
 
 
 class FlagState(_Strict):
+    """One flag of a position file: each side's cards, the environment tactics there, and who
+    claimed it."""
+
     north: list[PlacedCard] = Field(default_factory=list)
     south: list[PlacedCard] = Field(default_factory=list)
     environment: list[EnvironmentCard] = Field(default_factory=list)
@@ -60,21 +68,30 @@ class FlagState(_Strict):
 
 
 class Rules(_Strict):
+    """The rules variant of a position: claim timing (standard or advanced) and whether Deserter
+    and Redeploy may remove Fog and Mud."""
+
     claim_timing: Literal["standard", "advanced"] = "standard"
     environment_removable: bool = True
 
 
 class PerPlayerCards(_Strict):
+    """A list of cards for each seat (north, south)."""
+
     north: list[str] = Field(default_factory=list)
     south: list[str] = Field(default_factory=list)
 
 
 class PerPlayerCount(_Strict):
+    """A non-negative count for each seat (north, south)."""
+
     north: int = Field(default=0, ge=0)
     south: int = Field(default=0, ge=0)
 
 
 class Decks(_Strict):
+    """The known order of the two decks, top card first (a position may leave them unknown)."""
+
     troop: list[str] = Field(default_factory=list, description="Top card first.")
     tactics: list[str] = Field(default_factory=list, description="Top card first.")
 
@@ -268,4 +285,6 @@ def read_state(path: str | Path) -> BattleLineState:
 
 
 def dumps(pos: PositionFile) -> str:
+    """The position file's JSON text: indented, without the fields left unset, ending in a
+    newline."""
     return pos.model_dump_json(indent=2, exclude_none=True) + "\n"

@@ -100,6 +100,9 @@ class RecordError(InputError):
 
 @dataclass
 class Turn:
+    """One turn of a ``.blg`` record: its number, the player, and the actions in notation
+    (``|``-separated on the line)."""
+
     number: int
     player: int
     tokens: list[str]
@@ -109,12 +112,17 @@ class Turn:
     """A note on the turn (``{...}`` at the end of the line); replay ignores it."""
 
     def line(self) -> str:
+        """The turn's line in a ``.blg`` file: ``N. P: action | action {comment}``."""
         text = f"{self.number}. {'NS'[self.player]}: {' | '.join(self.tokens)}"
         return f"{text} {{{self.comment}}}" if self.comment else text
 
 
 @dataclass
 class GameRecord:
+    """A Battle Line game record (``.blg``): tags (the event, the rules, the deal...), the turns
+    and an optional forfeit. ``GameRecord.loads(text)`` reads one; :meth:`dumps` writes the
+    canonical text."""
+
     tags: dict[str, str] = field(default_factory=dict)
     turns: list[Turn] = field(default_factory=list)
     forfeit: tuple[int, str] | None = None
@@ -123,6 +131,8 @@ class GameRecord:
 
     # -- text ------------------------------------------------------------------------
     def dumps(self) -> str:
+        """The canonical ``.blg`` text: the known tags in their fixed order, other tags sorted, a
+        blank line, one line per turn, and the forfeit line if any."""
         order = [t for t in TAG_ORDER if t in self.tags]
         order += sorted(t for t in self.tags if t not in TAG_ORDER)
         lines = [f'[{t} "{_escape(self.tags[t])}"]' for t in order]
@@ -172,6 +182,7 @@ class GameRecord:
 
     # -- setup -----------------------------------------------------------------------
     def config(self) -> RulesConfig:
+        """The rules the game was played under (its ``Theme`` and ``Rules`` tags)."""
         theme = check_theme(self.tags.get("Theme", "battleline"))
         return RulesConfig.parse(self.tags.get("Rules", ""), theme)
 
@@ -183,12 +194,16 @@ class GameRecord:
         return deck == "troops"
 
     def first(self) -> int:
+        """The seat that moved first (the ``First`` tag, north by default); a
+        :class:`RecordError` for any other value."""
         first = self.tags.get("First", "north").lower()
         if first not in PLAYERS:
             raise RecordError(f"First tag must be north or south, got {first!r}")
         return PLAYERS.index(first)
 
     def deal(self) -> tuple[list[int], list[int]]:
+        """The two seven-troop hands dealt (the ``DealNorth`` and ``DealSouth`` tags); a
+        :class:`RecordError` when one is missing or not seven troops."""
         hands = []
         for tag in ("DealNorth", "DealSouth"):
             if tag not in self.tags:
@@ -288,6 +303,10 @@ def result_tag(state: BattleLineState) -> str:
 
 @dataclass
 class ReplayProblem:
+    """The first thing wrong with a replayed record: the turn and file line, its kind
+    (``illegal``, ``unjustified-claim``, ``mismatch``, ``wrong-result``) and a sentence naming
+    the rule broken."""
+
     turn: int
     line: int
     kind: str  # "illegal" | "unjustified-claim" | "mismatch" | "wrong-result"
@@ -296,12 +315,16 @@ class ReplayProblem:
 
 @dataclass
 class ReplayReport:
+    """The outcome of a replay: the state reached, how many claims were re-proved, and the first
+    problem (None when the record is sound)."""
+
     state: BattleLineState
     claims: int
     problem: ReplayProblem | None
 
     @property
     def sound(self) -> bool:
+        """True when the replay found no problem."""
         return self.problem is None
 
 
@@ -458,4 +481,5 @@ def _receive(state: BattleLineState, card: int) -> int:
 
 
 def naming_for(rec: GameRecord) -> Naming:
+    """The card naming of the record's theme."""
     return Naming(rec.config().theme)

@@ -14,6 +14,7 @@ _STYLE = ("red", "dark_orange", "yellow", "green", "blue", "magenta")
 
 
 def card_text(code: int, theme: Theme = "battleline") -> Text:
+    """Card ``code`` as rich text: a troop in its color, a tactic in white on grey."""
     if code < 60:
         return Text(display_name(code), style=f"bold {_STYLE[code // 10]}")
     return Text(card_name(code, theme), style="bold white on grey23")

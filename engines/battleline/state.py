@@ -149,11 +149,15 @@ class Placed:
 
 @dataclass
 class Flag:
+    """One flag on the table: each side's placed cards, the environment tactics there, and the
+    seat that claimed it (-1 while unclaimed)."""
+
     sides: tuple[list[Placed], list[Placed]] = field(default_factory=lambda: ([], []))
     environment: list[Placed] = field(default_factory=list)
     claimed_by: int = -1
 
     def has(self, env: CardCode) -> bool:
+        """Whether the environment tactic ``env`` (Fog or Mud) lies at this flag."""
         for p in self.environment:  # at most Fog and Mud: a loop beats any() here
             if p.card == env:
                 return True
@@ -165,6 +169,8 @@ class Flag:
         return 4 if self.has(MUD) else 3
 
     def open_slot(self, player: int) -> bool:
+        """Whether ``player`` may still place a card here: unclaimed and his side not complete
+        (docs/rulings.md 12)."""
         return self.claimed_by < 0 and len(self.sides[player]) < self.size
 
     def copy(self) -> Flag:
@@ -193,7 +199,9 @@ class ClaimLog(Protocol):
         player: str | None = None,
         flag: int | None = None,
         time: str | None = None,
-    ) -> dict[str, Any]: ...
+    ) -> dict[str, Any]:
+        """Append one decided claim with its certificate and game context to the proof log;
+        returns the record written."""
 
 
 @dataclass
@@ -259,9 +267,13 @@ class BattleLineState(GameState[Action]):
     # -- basic facts -----------------------------------------------------------------
     @property
     def naming(self) -> Naming:
+        """The card naming of the game's theme."""
         return Naming(self.config.theme)
 
     def current_player(self) -> int:
+        """Whose decision it is: a seat (0 north, 1 south; during a Mud discard the seat that
+        discards), :data:`CHANCE` while dealing or drawing, :data:`TERMINAL` when the game is
+        over."""
         if self.phase == OVER:
             return TERMINAL
         if self.phase in (DEAL, DRAW_CARD):
@@ -271,9 +283,11 @@ class BattleLineState(GameState[Action]):
         return self.to_move
 
     def deck_size(self, deck: int) -> int:
+        """How many cards are left in ``deck`` (the troop or the tactics deck)."""
         return len(self.unknown[deck]) + len(self.known_top[deck])
 
     def flags_held(self, player: int) -> list[int]:
+        """The flags ``player`` has claimed (0-based indices)."""
         return [i for i, f in enumerate(self.flags) if f.claimed_by == player]
 
     def can_play_tactic(self, player: int) -> bool:
@@ -368,6 +382,8 @@ class BattleLineState(GameState[Action]):
 
     # -- legal actions ---------------------------------------------------------------
     def legal_actions(self) -> list[Action]:
+        """Every legal action now, sorted (STYLE: one order for every game); a fresh list the
+        caller may change."""
         if self._legal is None:
             self._legal = sorted(self._generate(), key=_ACTION_ORDER)
         return list(self._legal)
@@ -454,6 +470,9 @@ class BattleLineState(GameState[Action]):
         return out
 
     def why_illegal(self, action: Action) -> str:
+        """Why ``action``, found illegal, cannot be taken now, in one sentence: the game is over,
+        there is no such flag, the claim does not hold (with the reason from its proof), or
+        the action does not fit the phase."""
         if self.phase == OVER:
             return "the game is over"
         if action.kind == CLAIM and self.claim_window_open():
@@ -501,6 +520,9 @@ class BattleLineState(GameState[Action]):
 
     # -- chance ----------------------------------------------------------------------
     def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
+        """The chance outcomes now, each card with its exact probability (uniform over the
+        unknown cards of the deck dealt or drawn from, or the known top card with probability
+        1); empty when it is not chance's turn."""
         if self.phase == DEAL:
             pool = self.unknown[TROOP_DECK]
         elif self.phase == DRAW_CARD:
@@ -527,6 +549,8 @@ class BattleLineState(GameState[Action]):
 
     # -- applying ----------------------------------------------------------------------
     def apply_action_unchecked(self, action: Action) -> None:
+        """Apply ``action`` without checking it (the fast path for search): legality is the
+        caller's job, and an illegal action leaves the state undefined."""
         self._legal = None
         self.history.append(action)
         if action.kind not in (CARD, DRAW, END_CLAIMS, RETURN):
@@ -780,6 +804,8 @@ class BattleLineState(GameState[Action]):
 
     # -- results ---------------------------------------------------------------------
     def returns(self) -> list[float]:
+        """The final scores: 1 for the winner and -1 for the loser, 0 each for a draw or a game
+        still going."""
         if self.phase != OVER or self.winner == DRAW_GAME:
             return [0.0, 0.0]
         return [1.0 if self.winner == i else -1.0 for i in (NORTH, SOUTH)]
@@ -865,9 +891,13 @@ class BattleLineState(GameState[Action]):
         return data
 
     def information_state_string(self, player: int) -> str:
+        """What ``player`` knows, as canonical JSON: the table, his own hand, the sizes of the
+        opponent's hand and the decks; never a card he cannot see."""
         return json.dumps(self.to_dict(viewer=player), sort_keys=True)
 
     def serialize(self) -> str:
+        """The whole state as JSON, hidden cards included (both hands and the known deck tops);
+        :meth:`deserialize` reads it back to an equal state."""
         data = self.to_dict()
         data["hands"] = {PLAYERS[i]: [self.naming.card(c) for c in self.hands[i]] for i in (0, 1)}
         data["known_top"] = {
@@ -946,6 +976,7 @@ class BattleLineState(GameState[Action]):
 
     @classmethod
     def deserialize(cls, text: str) -> BattleLineState:
+        """The state written by :meth:`serialize`."""
         from battlejudge.engines.battleline.cards import parse_card
 
         d = json.loads(text)

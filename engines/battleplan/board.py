@@ -54,6 +54,8 @@ DIRECTION_NAMES: dict[str, tuple[int, int]] = {
 
 
 def owner(piece: int) -> int:
+    """The player (0 or 1) who owns piece ``piece``: pieces 0-2 are the first player's, 3-5 the
+    second's."""
     return piece // 3
 
 
@@ -93,6 +95,8 @@ def parse_piece(text: str) -> int:
 
 
 def parse_seat(text: str) -> int:
+    """The seat index of ``text`` (``p1`` or ``p2``, any case); an :class:`InputError` naming it
+    otherwise."""
     t = text.strip().lower()
     if t in SEATS:
         return SEATS.index(t)

@@ -95,6 +95,9 @@ class GreedyBot:
         self.rng = random.Random(seed)
 
     def step(self, state: BattlePlanState) -> Action:
+        """A greedy legal action: on a pickup the piece nearest its goal; placements in a fixed
+        order of files; the biggest die to the piece nearest its goal; then the plan and the
+        battle turns as the class says; a random legal action in any other phase."""
         legal = state.legal_actions()
         me = state.current_player()
         if state.pending:

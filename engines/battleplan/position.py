@@ -159,6 +159,10 @@ Goal = Callable[[BattlePlanState, BattlePlanState], bool]
 
 @dataclass
 class SearchResult:
+    """The result of an exhaustive search over the face-down stacks and buffs of a position:
+    whether the goal can be reached, the stacks and buffs that reach it, the line of play, and
+    the nodes searched."""
+
     found: bool
     stacks: dict[int, tuple[int, ...]]
     buffs: dict[int, int]
@@ -223,6 +227,8 @@ def kill_goal(piece: int, by_enemy: bool = False) -> Goal:
 
 
 def score_goal(player: int) -> Goal:
+    """The goal that ``player`` wins the game with the action."""
+
     def goal(before: BattlePlanState, after: BattlePlanState) -> bool:
         return after.winner == player
 

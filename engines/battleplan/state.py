@@ -197,6 +197,8 @@ class BattlePlanState(GameState[Action]):
     # ------------------------------------------------------------------ interface
 
     def current_player(self) -> int:
+        """Whose decision it is: a seat, :data:`CHANCE` for draws, roll-offs and dice,
+        :data:`TERMINAL` when the game is over."""
         if self.phase == OVER:
             return TERMINAL
         if self.pending:
@@ -207,6 +209,7 @@ class BattlePlanState(GameState[Action]):
         return self.turn
 
     def legal_actions(self) -> list[Action]:
+        """Every legal action now, sorted; empty when the game is over."""
         if self.phase == OVER:
             return []
         if self.pending:
@@ -246,6 +249,8 @@ class BattlePlanState(GameState[Action]):
         return self._step_actions(self._step_kind())
 
     def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
+        """Each chance outcome with its exact probability (a card drawn in proportion to the
+        deck's counts, a die face 1/6); empty when it is not chance's turn."""
         if self.phase == OVER:
             return []
         if self.pending:
@@ -268,11 +273,13 @@ class BattlePlanState(GameState[Action]):
         return []
 
     def returns(self) -> list[float]:
+        """1 for the winner and -1 for the loser; 0 each while the game goes on or for a draw."""
         if self.winner in (0, 1):
             return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
         return [0.0, 0.0]
 
     def apply_action_unchecked(self, action: Action) -> None:
+        """Apply ``action`` without checking it (the fast path): legality is the caller's job."""
         if self.pending:
             self._apply_event(action)
         elif self.phase == SETUP_TOKEN:
@@ -352,6 +359,7 @@ class BattlePlanState(GameState[Action]):
         return "\n".join(out)
 
     def clone(self) -> BattlePlanState:
+        """An independent copy: applying actions to it never changes this state."""
         c = BattlePlanState.__new__(BattlePlanState)
         c.__dict__.update(self.__dict__)
         c.pos = self.pos[:]
@@ -378,6 +386,8 @@ class BattlePlanState(GameState[Action]):
     ).split()
 
     def serialize(self) -> str:
+        """The whole state as compact JSON (hidden stacks included); ``deserialize`` reads it
+        back to an equal state."""
         return json.dumps({f: getattr(self, f) for f in self._FIELDS}, separators=(",", ":"))
 
     @classmethod
@@ -484,6 +494,8 @@ class BattlePlanState(GameState[Action]):
         raise IllegalActionError(f"{text.strip()!r} is not a legal action here")
 
     def why_illegal(self, action: Action) -> str:
+        """Why ``action``, found illegal, cannot be taken now: the game is over, or it does not
+        fit the phase and the player to act."""
         if self.phase == OVER:
             return "the game is over"
         who = self.current_player()

@@ -126,14 +126,20 @@ def effective(book: CardBook, kind: int, weapon: int) -> BattleCard:
 
 
 def recovered(held: Held) -> int:
+    """How many gravestones the holder of ``held`` turns back to units when he wins (the sum of
+    his ``recover_units`` effects)."""
     return sum(e.n for e in held.all if isinstance(e, RecoverUnits))
 
 
 def extra_loss(held: Held) -> int:
+    """How many more units the enemy loses when the holder of ``held`` wins (the sum of his
+    ``extra_loss`` effects)."""
     return sum(e.n for e in held.all if isinstance(e, ExtraLoss))
 
 
 def shielded(held: Held) -> bool:
+    """Whether the holder of ``held`` loses no unit when he loses the battle (a ``shield``
+    effect)."""
     return any(isinstance(e, Shield) for e in held.all)
 
 

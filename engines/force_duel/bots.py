@@ -36,6 +36,9 @@ class EquilibriumBot:
         self.rng = random.Random(seed)
 
     def step(self, state: ForceDuelState) -> Action:
+        """The Force card sampled from the optimal mixed strategy of the Force question (solved
+        exactly); the weapon whose best use of the next battle cards scores highest; a random
+        legal action in any other phase."""
         player = state.current_player()
         if state.phase == FORCE:
             answer = solve_force(state.force_question(player))

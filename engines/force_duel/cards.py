@@ -54,21 +54,30 @@ class _Model(BaseModel):
 
 
 class ForceWeapon(_Model):
+    """Effect ``force_weapon``: the enemy must fight with ``weapon``."""
+
     kind: Literal["force_weapon"]
     weapon: str
 
 
 class MaxCards(_Model):
+    """Effect ``max_cards``: the enemy may use at most ``n`` battle cards."""
+
     kind: Literal["max_cards"]
     n: int = Field(ge=1, le=MAX_FORCE)
 
 
 class MinCards(_Model):
+    """Effect ``min_cards``: the enemy must use at least ``n`` battle cards."""
+
     kind: Literal["min_cards"]
     n: int = Field(ge=1, le=MAX_FORCE)
 
 
 class WeaponBonus(_Model):
+    """Effect ``weapon_bonus``: ``points`` when you use weapon ``mine`` and the enemy ``theirs``
+    (either left out: any weapon)."""
+
     kind: Literal["weapon_bonus"]
     points: int = Field(ge=-20, le=20)
     mine: str | None = None
@@ -76,31 +85,44 @@ class WeaponBonus(_Model):
 
 
 class CountBonus(_Model):
+    """Effect ``count_bonus``: ``points`` when you use fewer, more or the same number of battle
+    cards as the enemy."""
+
     kind: Literal["count_bonus"]
     points: int = Field(ge=-20, le=20)
     when: Literal["fewer", "more", "same"]
 
 
 class Points(_Model):
+    """Effect ``points``: ``points`` added to your total."""
+
     kind: Literal["points"]
     points: int = Field(ge=-20, le=20)
 
 
 class WinTies(_Model):
+    """Effect ``win_ties``: you win a battle of equal totals (not if both players hold it)."""
+
     kind: Literal["win_ties"]
 
 
 class RecoverUnits(_Model):
+    """Effect ``recover_units``: if you win, ``n`` of your gravestones turn back to units."""
+
     kind: Literal["recover_units"]
     n: int = Field(default=1, ge=1, le=5)
 
 
 class ExtraLoss(_Model):
+    """Effect ``extra_loss``: if you win, the enemy loses ``n`` more units."""
+
     kind: Literal["extra_loss"]
     n: int = Field(default=1, ge=1, le=5)
 
 
 class Shield(_Model):
+    """Effect ``shield``: if you lose, you lose no unit."""
+
     kind: Literal["shield"]
 
 
@@ -323,6 +345,8 @@ def book_from_canonical(text: str) -> CardBook:
 
 @dataclass(frozen=True)
 class BattleKind:
+    """A battle card compiled for play: its weapon index, its power and its extra value."""
+
     weapon: int
     power: int
     extra: int
@@ -358,12 +382,16 @@ class CardBook:
 
     @property
     def canonical(self) -> str:
+        """The card set's canonical text (what records store, read back by
+        ``book_from_canonical``)."""
         return self.set.canonical
 
     def is_unit(self, kind: int) -> bool:
+        """Whether card kind ``kind`` is a unit card (unit kinds follow the battle cards)."""
         return kind >= len(self.battle)
 
     def unit(self, kind: int) -> UnitCardSpec:
+        """The unit card of kind ``kind`` (which must be a unit kind)."""
         return self.units[kind - len(self.battle)]
 
     def kind_of(self, text: str, where: str) -> int:

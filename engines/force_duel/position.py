@@ -45,16 +45,22 @@ class _Model(BaseModel):
 
 
 class PerSeat(_Model):
+    """One value for each seat (``p1``, ``p2``)."""
+
     p1: str
     p2: str
 
 
 class PerSeatOptional(_Model):
+    """An optional value for each seat (``p1``, ``p2``)."""
+
     p1: str | None = None
     p2: str | None = None
 
 
 class UnitInPlayModel(_Model):
+    """A unit card in play in a position file: its owner and its card name."""
+
     owner: Seat
     card: str
 
@@ -240,6 +246,8 @@ def replay_counter(battle: Battle, c: CounterExample) -> tuple[int, int, int | N
 
 
 def position_schema() -> dict[str, Any]:
+    """The JSON Schema of a Force Duel position file (``battlejudge force-duel schema
+    position``)."""
     schema: dict[str, Any] = ForcePosition.model_json_schema()
     schema["title"] = "Force Duel position"
     return schema

@@ -105,6 +105,8 @@ class BattleReport:
     exhausted: tuple[int, ...]
 
     def to_json(self) -> dict[str, Any]:
+        """The battle as JSON (kept in records and serialized states); :meth:`from_json` reads it
+        back."""
         return {
             "number": self.number,
             "attacker": self.attacker,
@@ -122,6 +124,7 @@ class BattleReport:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> BattleReport:
+        """The battle report written by :meth:`to_json`."""
         return cls(
             d["number"],
             d["attacker"],
@@ -187,6 +190,8 @@ class ForceDuelState(GameState[Action]):
     # -- the interface ------------------------------------------------------------
 
     def current_player(self) -> int:
+        """Whose decision it is: the seat to act, :data:`CHANCE` while dealing, shuffling,
+        choosing who starts or drawing, :data:`TERMINAL` when the game is over."""
         if self.phase == OVER:
             return TERMINAL
         if self.phase in (DEAL, SHUFFLE, FIRST, DRAW):
@@ -194,6 +199,7 @@ class ForceDuelState(GameState[Action]):
         return self.actor
 
     def legal_actions(self) -> list[Action]:
+        """Every legal action now, sorted (during chance, the chance outcomes)."""
         phase = self.phase
         if phase in (DEAL, SHUFFLE, FIRST, DRAW):
             return [a for a, _ in self.chance_outcomes()]
@@ -206,6 +212,8 @@ class ForceDuelState(GameState[Action]):
         return []
 
     def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
+        """Each chance outcome with its exact probability (who starts 1/2 each; a card drawn in
+        proportion to the pool's counts); empty when it is not chance's turn."""
         phase = self.phase
         if phase == FIRST:
             return [(FIRST_BASE, Fraction(1, 2)), (FIRST_BASE + 1, Fraction(1, 2))]
@@ -219,11 +227,13 @@ class ForceDuelState(GameState[Action]):
         return [(base + k, Fraction(n, total)) for k, n in enumerate(counts) if n]
 
     def returns(self) -> list[float]:
+        """1 for the winner and -1 for the loser; 0 each while the game goes on or for a draw."""
         if self.winner is None or self.winner == DRAW_RESULT:
             return [0.0, 0.0]
         return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
 
     def clone(self) -> ForceDuelState:
+        """An independent copy: applying actions to it never changes this state."""
         twin = ForceDuelState.__new__(ForceDuelState)
         twin.__dict__.update(self.__dict__)
         twin.alive = list(self.alive)
@@ -299,6 +309,8 @@ class ForceDuelState(GameState[Action]):
     # -- rules --------------------------------------------------------------------
 
     def held(self) -> tuple[Held, Held]:
+        """The effects each player holds now (from the strategy cards chosen and the units in
+        play)."""
         return held_effects(self.book, self.strategy, self.in_play)
 
     def battle_cards(self, p: int) -> int:
@@ -314,6 +326,8 @@ class ForceDuelState(GameState[Action]):
         return [forced] if forced is not None else list(range(len(self.book.weapons)))
 
     def force_choices(self, p: int) -> tuple[int, ...]:
+        """The Force card counts player ``p`` may show, given the enemy's effects and ``p``'s
+        battle cards."""
         return force_choices(self.held()[1 - p], self.battle_cards(p))
 
     def _take_strategy(self, p: int, s: int) -> None:
@@ -543,6 +557,8 @@ class ForceDuelState(GameState[Action]):
         raise IllegalActionError(self._why(text))
 
     def why_illegal(self, action: Action) -> str:
+        """Why ``action``, found illegal, cannot be taken now, naming it in the notation when it
+        has one."""
         try:
             text = self.action_to_string(action)
         except (IndexError, KeyError):
@@ -687,6 +703,7 @@ class ForceDuelState(GameState[Action]):
 
 
 def book_names(book: CardBook) -> tuple[str, ...]:
+    """The names of the card set's strategy cards, in their index order."""
     return tuple(s.name for s in book.strategy)
 
 

@@ -69,6 +69,9 @@ class PlannerBot:
         return min(legal)
 
     def step(self, state: LinesOfBattleState) -> Action:
+        """Its deployment; at the start of a turn, the first step of the best attack the planner
+        finds (OR-Tools, the games extra), then the plan's next legal steps; when the plan is
+        spent, combat (after moving) or the end of the fight; else a random legal action."""
         if state.phase == DEPLOYING:
             return self._deploy(state)
         legal = state.legal_actions()

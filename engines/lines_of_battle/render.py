@@ -24,6 +24,8 @@ COLORS = ("bold bright_blue", "bold bright_red")
 
 
 def unit_text(owner: int, kind: int, facing: int, flags: int = 0) -> Text:
+    """A unit as rich text: its kind letter and facing arrow in its owner's color, dimmed while
+    reloading, underlined when it has moved, turned or swapped this turn."""
     style = COLORS[owner]
     if flags & RELOADING:
         style += " dim"

@@ -89,6 +89,9 @@ SIXTH = Fraction(1, 36)
 
 
 class Unit(NamedTuple):
+    """A unit on the board: owner, kind, facing and state flags (reloading; moved, turned or
+    swapped this turn); an immutable tuple."""
+
     owner: int
     kind: int
     facing: int
@@ -141,6 +144,8 @@ class LinesOfBattleState(GameState[Action]):
     # --- the interface -------------------------------------------------------
 
     def current_player(self) -> int:
+        """Whose decision it is: the player to move, :data:`CHANCE` for the first-player choice
+        and dice, :data:`TERMINAL` when the game is over."""
         if self.phase == OVER:
             return TERMINAL
         if self.phase in (SETUP, ROLLING):
@@ -148,11 +153,14 @@ class LinesOfBattleState(GameState[Action]):
         return self.to_move
 
     def legal_actions(self) -> list[Action]:
+        """Every legal action now, sorted; a fresh list the caller may change."""
         if self._legal is None:
             self._legal = self._compute_legal()
         return list(self._legal)
 
     def chance_outcomes(self) -> list[tuple[Action, Fraction]]:
+        """Each chance outcome with its exact probability (who starts 1/2 each, a die face 1/6);
+        empty when it is not chance's turn."""
         if self.phase == SETUP:
             return [(Action(FIRST, 0), Fraction(1, 2)), (Action(FIRST, 1), Fraction(1, 2))]
         if self.phase == ROLLING:
@@ -160,11 +168,13 @@ class LinesOfBattleState(GameState[Action]):
         return []
 
     def returns(self) -> list[float]:
+        """1 for the winner and -1 for the loser; 0 each while the game goes on or for a draw."""
         if self.winner in (0, 1):
             return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
         return [0.0, 0.0]
 
     def action_to_string(self, action: Action) -> str:
+        """The action in the game's notation, with this board's square names."""
         return to_string(action, self.board)
 
     def parse_action(self, text: str) -> Action:
@@ -179,6 +189,7 @@ class LinesOfBattleState(GameState[Action]):
         return action
 
     def clone(self) -> LinesOfBattleState:
+        """An independent copy: applying actions to it never changes this state."""
         twin = LinesOfBattleState.__new__(LinesOfBattleState)
         twin.__dict__.update(self.__dict__)
         twin.cells = list(self.cells)
@@ -191,6 +202,7 @@ class LinesOfBattleState(GameState[Action]):
         return self.serialize()
 
     def serialize(self) -> str:
+        """The whole state as JSON; ``deserialize`` reads it back to an equal state."""
         return json.dumps(
             {
                 "board": [self.board.width, self.board.height],
@@ -231,6 +243,7 @@ class LinesOfBattleState(GameState[Action]):
     # --- rules ---------------------------------------------------------------
 
     def units_of(self, player: int) -> list[tuple[Square, Unit]]:
+        """The squares and units of ``player``, in square order."""
         return [(sq, u) for sq, u in enumerate(self.cells) if u is not None and u.owner == player]
 
     def target_of(self, sq: Square) -> Square | None:
@@ -496,6 +509,7 @@ class LinesOfBattleState(GameState[Action]):
     # --- positions for the solver ---------------------------------------------
 
     def at_turn_start(self) -> bool:
+        """Whether the player to move is at the start of his turn (moving, nothing done yet)."""
         return self.phase == MOVING and not self.acted
 
     def position(self) -> Position:

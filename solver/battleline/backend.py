@@ -47,6 +47,9 @@ class SolverCache:
         self.builds = 0
 
     def get(self, key: EncodingKey) -> tuple[Solver, Encoding]:
+        """The solver and encoding for ``key``: the cached pair (now the most recently used), or a
+        new solver bootstrapped with the key's clauses; the least recently used pair beyond
+        ``size`` is deleted."""
         entry = self._solvers.get(key)
         if entry is not None:
             self._solvers.move_to_end(key)
@@ -64,6 +67,10 @@ class SolverCache:
     def solve(
         self, key: EncodingKey, assumptions: Sequence[int], conflict_limit: int | None = None
     ) -> Outcome:
+        """Solve the key's formula under ``assumptions``: a model when satisfiable, the failed
+        assumptions (the core; empty when the formula alone is unsatisfiable) when not,
+        ``sat=None`` when ``conflict_limit`` conflicts were spent. A limit below 1 is an
+        :class:`InputError` (MiniSat would read 0 as no limit)."""
         solver, _ = self.get(key)
         if conflict_limit is not None and conflict_limit < 1:
             # MiniSat reads a budget of 0 as "no budget": never let it mean that.
@@ -81,6 +88,7 @@ class SolverCache:
         return Outcome(None, None, None)
 
     def clear(self) -> None:
+        """Delete every cached solver (frees their native memory)."""
         for solver, _ in self._solvers.values():
             solver.delete()
         self._solvers.clear()

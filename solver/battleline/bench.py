@@ -115,6 +115,11 @@ def _time(fn: Callable[[], object]) -> float:
 
 @dataclass
 class BenchResult:
+    """The figures of ``battlejudge bench claims``: per-method timing statistics (median, p99, max,
+    total in ms) for the cold and warm decisions, proofs, verification and the brute-force
+    baseline, their speed-up ratios, how many answers the oracle confirmed, the peak memory and
+    the pass/fail of each target in ``checks``."""
+
     seed: int
     count: int
     kinds: dict[str, int]
@@ -304,6 +309,10 @@ def fresh_process_main() -> None:
 
 @dataclass
 class SplitResult:
+    """The figures of ``battlejudge bench claims --split``: decision and brute-force timings per
+    kind of question, the construction cost from strings, the fresh-process timings, and how many
+    of ``total`` answers agreed with the oracle."""
+
     seed: int
     per_split: int
     decide: dict[str, dict[str, float]]

@@ -133,10 +133,13 @@ class Card:
 
     @classmethod
     def of_troop(cls, t: Troop) -> Card:
+        """The card of troop code ``t`` (0-59)."""
         return cls(t)
 
     @property
     def is_troop(self) -> bool:
+        """True for the 60 troops, False for the morale tactics (Leaders, Companion Cavalry, Shield
+        Bearers)."""
         return self.code < 60
 
     @property
@@ -153,6 +156,8 @@ class Card:
 
     @property
     def long_name(self) -> str:
+        """The name a player says: ``Red 10``, ``Alexander``, ``Companion Cavalry``, ``Shield
+        Bearers``."""
         if self.code < 60:
             return troop_long_name(self.code)
         return {"cavalry": "Companion Cavalry", "shield": "Shield Bearers"}.get(

@@ -73,6 +73,8 @@ class Witness:
     formation: Formation
 
     def to_json(self) -> dict[str, Any]:
+        """The witness in the JSON of ``claim --json`` and certificate files: the troops added, the
+        formation they make, its sum and the wild cards' chosen identities."""
         return {
             "added": [str(c) for c in self.added],
             "formation": self.formation.name,
@@ -110,6 +112,8 @@ class Decision:
 
     @property
     def valid(self) -> bool | None:
+        """True for a valid claim, False for an invalid one, None when a limit was hit (UNKNOWN is
+        never turned into a verdict)."""
         return None if self.status == "unknown" else self.status == "valid"
 
     @property
@@ -181,6 +185,7 @@ class ProvedClaim:
 
     @property
     def valid(self) -> bool:
+        """True when the verdict is ``valid`` (proved with a checked DRAT refutation)."""
         return self.verdict == "valid"
 
     @functools.cached_property

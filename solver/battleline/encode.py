@@ -408,4 +408,6 @@ def selector_names(key: EncodingKey) -> tuple[str, ...]:
 
 
 def sha256(text: str) -> str:
+    """The lowercase hex SHA-256 of ``text`` encoded as UTF-8 (the digests recorded in
+    certificates)."""
     return hashlib.sha256(text.encode()).hexdigest()

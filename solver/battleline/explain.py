@@ -29,6 +29,7 @@ class Reason:
     text: str
 
     def to_json(self) -> dict[str, object]:
+        """The reason as JSON: the formation it rules out, the blocking cards and the sentence."""
         cards = [str(c) for c in self.cards]
         return {"formation": self.formation, "cards": cards, "text": self.text}
 

@@ -74,6 +74,8 @@ class Formation:
 
     @property
     def strength(self) -> Strength:
+        """The key formations are compared by: (category rank, sum); under Fog the rank is 0, so
+        only sums count (Rules: Formations; Fog)."""
         return (0 if self.fog else RANK[self.name], self.total)
 
     @property

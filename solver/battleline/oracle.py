@@ -57,6 +57,8 @@ def strength(cards: Sequence[Card], fog: bool) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class OracleAnswer:
+    """The brute-force oracle's answer to a claim question: valid, or the troops that beat it."""
+
     valid: bool
     witness: tuple[Card, ...] | None
     """Troops the opponent adds to beat the claim; None when the claim is valid."""
@@ -68,6 +70,8 @@ def ties_lost(theirs_complete: bool, completed_first: str | None) -> bool:
 
 
 def beats(theirs: tuple[int, int], mine: tuple[int, int], lost_ties: bool) -> bool:
+    """Whether strength ``theirs`` beats ``mine``: higher (rank, sum), or equal when the claimant
+    loses ties (the side that completed last loses a tie; Rules: Flags)."""
     return theirs > mine or (lost_ties and theirs == mine)
 
 

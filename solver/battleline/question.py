@@ -162,18 +162,22 @@ class ClaimQuestion:
 
     @property
     def theirs_complete(self) -> bool:
+        """Whether the opponent's side already holds a complete formation (3 cards, 4 with Mud)."""
         return len(self.theirs) == self.size
 
     @property
     def mine_troops(self) -> frozenset[Troop]:
+        """The troop codes among the claimant's cards (wild cards excluded)."""
         return self._troops[0]
 
     @property
     def theirs_troops(self) -> frozenset[Troop]:
+        """The troop codes among the opponent's cards at the flag (wild cards excluded)."""
         return self._troops[1]
 
     @property
     def seen_troops(self) -> frozenset[Troop]:
+        """The troop codes face up elsewhere on the table, which the opponent can no longer draw."""
         return self._troops[2]
 
     @property

@@ -68,6 +68,7 @@ class Run(NamedTuple):
 
     @property
     def values(self) -> range:
+        """The consecutive values of the run, lowest first."""
         return range(self.start, self.start + self.size)
 
 
@@ -107,10 +108,12 @@ _TOP = _top_sums()
 
 
 def rank_of(key: Key) -> int:
+    """The formation category rank packed in a strength ``key``."""
     return key // RANK_SCALE
 
 
 def sum_of(key: Key) -> int:
+    """The formation sum packed in a strength ``key``."""
     return key % RANK_SCALE
 
 
@@ -155,6 +158,7 @@ def pool_outside(taken: int) -> Pool:
 
 
 def pool_size(pool: Pool) -> int:
+    """How many troops ``pool`` holds (the set bits of its six color masks)."""
     return sum(_POPCOUNT[m] for m in pool)
 
 

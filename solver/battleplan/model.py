@@ -97,6 +97,8 @@ class Encoding:
 
     @property
     def states(self) -> int:
+        """How many board states the model tracks through the rest of the round (two per
+        remaining turn, plus the start)."""
         return len(self.alive)
 
 

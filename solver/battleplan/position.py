@@ -37,10 +37,13 @@ WIN_SQUARE = (7, 56)
 
 
 def square_name(sq: int) -> str:
+    """The board name of square index ``sq`` (0 = ``a1``, 63 = ``h8``)."""
     return "abcdefgh"[sq % 8] + str(sq // 8 + 1)
 
 
 def parse_square(text: str, where: str) -> int:
+    """The index of square ``text`` (``a1``..``h8``, any case); an :class:`InputError` naming
+    ``where`` otherwise."""
     t = text.strip().lower()
     if len(t) == 2 and t[0] in "abcdefgh" and t[1] in "12345678":
         return (int(t[1]) - 1) * 8 + "abcdefgh".index(t[0])
@@ -48,6 +51,8 @@ def parse_square(text: str, where: str) -> int:
 
 
 def parse_card(text: str, where: str) -> int:
+    """The index of the action card ``text`` (``move``, ``attack``, ``defend`` or their first
+    letter); an :class:`InputError` naming ``where`` otherwise."""
     t = text.strip().lower()
     for i, name in enumerate(CARDS):
         if t in (name, name[0]):
@@ -56,6 +61,8 @@ def parse_card(text: str, where: str) -> int:
 
 
 def parse_buff(text: str, where: str) -> int:
+    """The index of buff ``text`` (one of the buff names, or ``hidden`` for a face-down buff); an
+    :class:`InputError` naming ``where`` otherwise."""
     t = text.strip().lower()
     if t == "hidden":
         return HIDDEN_BUFF
@@ -104,6 +111,7 @@ class Position:
     token: int | None = None
 
     def hidden_total(self, player: int) -> int:
+        """How many face-down cards ``player``'s three pieces hold together."""
         return sum(p.hidden for p in self.pieces[player * 3 : player * 3 + 3])
 
     def schedule(self) -> list[int]:

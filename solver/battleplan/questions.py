@@ -51,6 +51,8 @@ class Witness:
     line: tuple[tuple[int, str], ...]
 
     def to_json(self) -> dict[str, Any]:
+        """The witness as JSON: each piece's face-down stack and buff, and the line of play that
+        achieves the question."""
         return {
             "stacks": {piece_label(g): [CARDS[c] for c in s] for g, s in self.stacks.items()},
             "buffs": {piece_label(g): BUFFS[b] for g, b in self.buffs.items()},

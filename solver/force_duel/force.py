@@ -153,6 +153,8 @@ class ForceAnswer:
         return min(self.payoffs.win[row])
 
     def to_json(self) -> dict[str, Any]:
+        """The answer as JSON: the game value and both optimal mixed strategies as exact fractions,
+        the LP's floating-point cross-check, and the payoff matrix."""
         p = self.payoffs
         return {
             "value": str(self.value),

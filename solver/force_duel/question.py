@@ -127,7 +127,10 @@ class ForceQuestion:
 
     @property
     def pool_size(self) -> int:
+        """How many battle cards the opponent has left (the pool's counts added up)."""
         return sum(n for _, n in self.pool)
 
     def my_total(self, mine: int, theirs: int) -> int:
+        """The asker's battle points when he shows Force ``mine`` (that many cards) and the
+        opponent Force ``theirs``: his cards' points plus his bonuses (Rules: Battle)."""
         return side_total(self.mine, self.me, mine, theirs)

@@ -34,6 +34,8 @@ class CounterExample:
     result: Literal["loss", "tie"]
 
     def to_json(self) -> dict[str, Any]:
+        """The counter-example as JSON: my Force card and total, the opponent's cards and Force
+        card, his total and the result."""
         return {
             "force": self.force,
             "my_total": self.my_total,
@@ -64,13 +66,17 @@ class SureWinAnswer:
 
     @property
     def choice(self) -> int | None:
+        """The first Force card that wins whatever the opponent holds, or None when none does."""
         return self.wins[0] if self.wins else None
 
     @property
     def verdict(self) -> Literal["valid", "invalid"]:
+        """``valid`` when some Force card wins for sure, else ``invalid``."""
         return "valid" if self.wins else "invalid"
 
     def to_json(self) -> dict[str, Any]:
+        """The answer as JSON: the verdict, the choice, every sure-winning card and the
+        counter-examples of the others."""
         return {
             "verdict": self.verdict,
             "choice": self.choice,

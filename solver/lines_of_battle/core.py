@@ -50,6 +50,7 @@ P_WIN_TIES = Fraction(21, 36)
 
 
 def opposite(facing: Facing) -> Facing:
+    """The facing turned half round (north <-> south, east <-> west)."""
     return (facing + 2) % 4
 
 
@@ -69,6 +70,8 @@ def kind_from_name(text: str) -> Kind:
 
 
 def facing_from_name(text: str) -> Facing:
+    """The facing named ``text`` (``N``/``E``/``S``/``W`` or the full word, any case); an
+    :class:`InputError` otherwise."""
     t = text.strip().upper()
     words = {"NORTH": NORTH, "EAST": EAST, "SOUTH": SOUTH, "WEST": WEST}
     if t in FACING_NAMES:
@@ -123,9 +126,11 @@ class Board:
 
     @property
     def size(self) -> int:
+        """The number of squares."""
         return self.width * self.height
 
     def name(self, sq: Square) -> str:
+        """The name of square ``sq``: column letter from ``A``, row number from 1."""
         return f"{chr(65 + sq % self.width)}{sq // self.width + 1}"
 
     def parse(self, text: str) -> Square:
@@ -147,6 +152,7 @@ class Board:
         return None
 
     def neighbours(self, sq: Square) -> list[Square]:
+        """The orthogonal neighbours of ``sq`` on the board, in facing order (N, E, S, W)."""
         out = []
         for f in range(4):
             n = self.step(sq, f)
@@ -166,4 +172,5 @@ class Board:
         return out
 
     def distance(self, a: Square, b: Square) -> int:
+        """The orthogonal (Manhattan) distance between squares ``a`` and ``b``."""
         return abs(a % self.width - b % self.width) + abs(a // self.width - b // self.width)

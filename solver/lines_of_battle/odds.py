@@ -86,6 +86,9 @@ def attack_odds(pos: Position, attacker: Square, target: Square) -> Fraction:
 
 @dataclass(frozen=True)
 class AttackOdds:
+    """The exact probability that one attack kills its target, with the squares and the aspect
+    (front, flank, rear) named."""
+
     attacker: str
     target: str
     aspect: str
@@ -93,6 +96,8 @@ class AttackOdds:
 
 
 def describe_attack(pos: Position, attacker: Square, target: Square) -> AttackOdds:
+    """The named :class:`AttackOdds` of ``attacker`` attacking ``target`` in ``pos``; an
+    :class:`InputError` if that attack is not allowed."""
     p = attack_odds(pos, attacker, target)
     a, t = pos.at(attacker), pos.at(target)
     assert a is not None and t is not None
@@ -143,5 +148,6 @@ def phase_distribution(pos: Position, attacks: Sequence[tuple[Square, Square]]) 
 
 
 def kind_name(pos: Position, sq: Square) -> str:
+    """The kind of unit on ``sq`` (``empty`` when there is none)."""
     u = pos.at(sq)
     return "empty" if u is None else KIND_NAMES[u.kind]

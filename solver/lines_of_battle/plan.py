@@ -61,6 +61,8 @@ MAX_ATTACKERS = 4
 
 @dataclass(frozen=True)
 class PlannedMove:
+    """One unit's move in a planned attack: from ``start`` to ``end`` along ``path``."""
+
     start: Square
     end: Square
     path: tuple[Square, ...]
@@ -69,6 +71,9 @@ class PlannedMove:
 
 @dataclass(frozen=True)
 class PlannedAttack:
+    """One attack of a plan: the attacker's square after movement, the target, the aspect and the
+    exact kill probability."""
+
     attacker: Square
     """Where the attacker stands after movement."""
     target: Square

@@ -75,9 +75,11 @@ class Position:
         return {u.square: u for u in self.units}
 
     def at(self, sq: Square) -> UnitAt | None:
+        """The unit on square ``sq``, or None."""
         return self._index.get(sq)
 
     def side(self, owner: int) -> list[UnitAt]:
+        """The units of player ``owner``, in file order."""
         return [u for u in self.units if u.owner == owner]
 
     def to_json(self) -> dict[str, Any]:
@@ -114,6 +116,9 @@ class Question:
 
 
 class UnitModel(BaseModel):
+    """One unit in a position file: its square, side, unit type, facing and whether it is reloading
+    (unknown fields are rejected)."""
+
     model_config = ConfigDict(extra="forbid")
     at: str
     side: str

@@ -29,7 +29,9 @@ class BotLike(Protocol):
 
     name: str
 
-    def step(self, state: BattleLineState) -> Action: ...
+    def step(self, state: BattleLineState) -> Action:
+        """The bot's action for ``state``, where it is the bot's turn; it must be one of
+        ``state.legal_actions()``."""
 
 
 class Bot(ABC):

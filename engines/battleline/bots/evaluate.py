@@ -88,6 +88,8 @@ class Probs:
         self._skirmish: dict[tuple[int, tuple[int, ...]], float] = {}
 
     def without(self, cards: Sequence[int], tag: object) -> Probs:
+        """These probabilities with the troops ``cards`` known to be out of reach (probability
+        0), cached under ``tag``."""
         p = list(self.p)
         for c in cards:
             if c < 60:
@@ -113,6 +115,8 @@ class Probs:
         return got
 
     def wedge(self, col: int, missing: int, wilds: tuple[int, ...]) -> float:
+        """The chance to fill ``missing`` places of a Wedge in color ``col`` with the wild cards
+        ``wilds`` (memoised)."""
         got = self._wedge.get((col, missing, wilds))
         if got is None:
             got = _fill_p(missing, wilds, self.p[col * 10 : col * 10 + 10])
@@ -120,6 +124,8 @@ class Probs:
         return got
 
     def skirmish(self, missing: int, wilds: tuple[int, ...]) -> float:
+        """The chance to fill ``missing`` places of a Skirmish Line with the wild cards ``wilds``
+        (memoised)."""
         got = self._skirmish.get((missing, wilds))
         if got is None:
             got = _fill_p(missing, wilds, self.any_value)
@@ -338,6 +344,8 @@ class Position:
 
     @classmethod
     def from_observation(cls, obs: Observation) -> Position:
+        """The evaluator's view of what ``obs``'s player sees: each flag's sides and environment,
+        the troops face up, the troops unseen and how many troops the opponent holds."""
         me, opp = obs.player, obs.opponent
         views = []
         for f in range(FLAGS):
@@ -453,6 +461,8 @@ class Evaluator:
         return got
 
     def dist(self, cards: Sequence[int], size: int, fog: bool, probs: Probs) -> Dist:
+        """The distribution of the best formation strength a side with ``cards`` reaches at a
+        flag of ``size`` cards (memoised by cards, size, Fog and the probabilities' tag)."""
         key = (tuple(sorted(cards)), size, fog, probs.tag)
         got = self._dists.get(key)
         if got is None:
@@ -531,6 +541,7 @@ class Evaluator:
         return win_chance(dm, dt, tie_mine)
 
     def chances(self, removed: Sequence[int] = ()) -> list[float]:
+        """My chance to win each flag, with the hand cards ``removed`` spent elsewhere."""
         return [self.flag_chance(v, removed=removed) for v in self.flags]
 
 

@@ -256,6 +256,8 @@ class HeuristicBot(Bot):
     name: str = "heuristic"
 
     def step(self, state: BattleLineState) -> Action:
+        """The forced action when there is one (a valid claim, the only action), else the
+        heuristic's best action for what the player to move observes."""
         actions = state.legal_actions()
         forced = obvious(actions)
         if forced is not None:

@@ -50,15 +50,19 @@ class Observation:
 
     @property
     def opponent(self) -> int:
+        """The other seat."""
         return 1 - self.player
 
     def side(self, flag: int, player: int) -> list[CardCode]:
+        """The cards ``player`` has at ``flag``, in the order placed."""
         return [c for c, _ in self.sides[flag][player]]
 
     def has_env(self, flag: int, env: CardCode) -> bool:
+        """Whether the environment tactic ``env`` (Fog or Mud) lies at ``flag``."""
         return any(c == env for c, _ in self.environment[flag])
 
     def size(self, flag: int) -> int:
+        """Cards a complete formation needs at ``flag``: 3, or 4 with Mud (docs/rulings.md 8)."""
         return 4 if self.has_env(flag, MUD) else 3
 
     def face_up(self) -> set[CardCode]:

@@ -14,6 +14,8 @@ class RandomBot(Bot):
     name: str = "random"
 
     def step(self, state: BattleLineState) -> Action:
+        """A valid claim when one is offered, else a uniformly random legal action from the bot's
+        seeded ``rng``."""
         actions = state.legal_actions()
         for a in actions:
             if a.kind == CLAIM:

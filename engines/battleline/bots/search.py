@@ -118,6 +118,9 @@ class SearchBot(Bot):
         self.last = SearchStats()
 
     def step(self, state: BattleLineState) -> Action:
+        """The forced action when there is one; outside the play phase the heuristic's choice;
+        else the best of the heuristic's top candidate plays after sampled rollouts within the
+        bot's time budget."""
         start = time.perf_counter()
         actions = state.legal_actions()
         forced = heuristic.obvious(actions)
