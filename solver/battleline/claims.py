@@ -14,10 +14,12 @@ Rules: Flags; docs/rulings.md 1-8 and 16.
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import dratify
 from dratify import check_proof, parse_dimacs
 
 from battlejudge.solver.battleline import oracle, reach
@@ -515,11 +517,29 @@ def _verify_valid(c: Certificate) -> None:
     if c.cnf != expected:
         raise _reject("the CNF is not the one the encoder builds for this question")
     try:
-        result = check_proof(parse_dimacs(c.cnf), c.proof)
+        result = check_proof(parse_dimacs(c.cnf), c.proof, engine=drat_engine())
     except Exception as e:  # the checker's own parse errors: a malformed proof
         raise _reject(f"the DRAT checker could not read the proof: {e}") from e
     if not (result.ok and result.reached_empty):
         raise _reject("the DRAT proof does not refute the CNF")
+
+
+@functools.cache
+def drat_engine() -> Literal["native", "python"]:
+    """Which of dratify's two checkers reads the proofs: ``native``, its Rust engine (the
+    ``cdclkit-native`` wheel, registered with dratify here; several times faster), when
+    installed, else ``python``, its pure-Python engine. The two are independent
+    implementations, kept in agreement by their authors' differential tests and by ours
+    (tests/test_drat_engines.py). ``BATTLEJUDGE_DRAT_ENGINE=python`` asks for the
+    pure-Python one; neither shares code with the solver that wrote the proof."""
+    if os.environ.get("BATTLEJUDGE_DRAT_ENGINE", "").strip().lower() == "python":
+        return "python"
+    try:
+        import cdclkit_native
+    except ImportError:
+        return "python"
+    dratify.register_native(cdclkit_native)
+    return "native"
 
 
 def _verify_invalid(c: Certificate) -> None:
