@@ -4,7 +4,6 @@ reject the same tampered ones, so the faster engine changes no verdict."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -14,8 +13,8 @@ from hypothesis import strategies as st
 from battlejudge.proofs.battleline.certificate import CertificateFile, from_file_model
 from battlejudge.solver.battleline.claims import drat_engine
 
-pytest.importorskip("cdclkit_native", reason="the Rust DRAT engine (cdclkit-native) is not installed")
-from dratify import check_proof, parse_dimacs  # noqa: E402
+pytest.importorskip("cdclkit_native", reason="no Rust DRAT engine (cdclkit-native) installed")
+from dratify import check_proof, parse_dimacs
 
 ENGINE = drat_engine()  # registers the Rust engine with dratify
 LINES = (Path(__file__).parent / "data" / "certificates-v2.jsonl").read_text().splitlines()
@@ -61,7 +60,7 @@ def test_both_engines_judge_a_tampered_proof_alike(i: int, data: st.DataObject) 
     elif how == "drop-units":
         # the blocking set's unit clauses removed: the formula no longer refuted
         body = [x for x in cnf.splitlines() if not (x.startswith("-") and x.count(" ") == 1)]
-        header = [x for x in body if x.startswith("p ")][0]
+        header = next(x for x in body if x.startswith("p "))
         n = sum(1 for x in body if x and x[0] not in "cp")
         cnf = "\n".join(x if x != header else " ".join([*header.split()[:3], str(n)]) for x in body)
         cnf += "\n"
