@@ -374,7 +374,7 @@ def test_bench_serve_runs_and_checks_every_answer() -> None:
     assert [run["malformed_share"] for run in data["runs"]] == [0.0, 0.1, 0.0]
     assert [run["fresh_questions"] for run in data["runs"]] == [False, False, True]
     for run in data["runs"]:
-        assert run["wrong_answers"] == 0
+        assert run["wrong_answers"] == 0 and run["unanswered"] == 0
         assert run["malformed_rejected"] == run["malformed"]
         assert run["good"] + run["malformed"] == run["requests"]
     assert data["baseline_claims_per_s"] > 0
