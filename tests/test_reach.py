@@ -262,3 +262,22 @@ def test_quick_checks_accept_exactly_what_the_full_checks_accept(
     except RuleError as e:
         got = str(e)
     assert got == expected
+
+
+@SETTINGS
+@given(any_questions(), st.integers(-6, 6), st.booleans(), st.integers(0, 4 * 64 + 40))
+def test_best_key_with_a_floor_is_exact_above_it(
+    q: bl.ClaimQuestion, delta: int, near: bool, anywhere: int
+) -> None:
+    """``floor`` only prunes: the key is the unpruned one whenever that is above the
+    floor, and at most the floor otherwise (what ``claim_holds`` relies on). Floors are
+    drawn near the answer, where pruning can go wrong, and anywhere."""
+    theirs = [c.code for c in q.theirs]
+    pool = q.pool
+    full = reach.best_key(theirs, pool, q.size, q.fog)
+    floor = full + delta if near else anywhere
+    pruned = reach.best_key(theirs, pool, q.size, q.fog, floor)
+    if full > floor:
+        assert pruned == full
+    else:
+        assert pruned <= floor

@@ -266,7 +266,9 @@ def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key
     colors = _COLORS_OF[cmask] if cmask else (0, 1, 2, 3, 4, 5)
     runs = _RUN_KEYS[size]
     if (only < 0 or only == WEDGE) and one_color and distinct:
-        for rsum, rmask in runs:
+        for rsum, rmask in runs:  # highest first: none after one at or below the floor
+            if WEDGE * RANK_SCALE + rsum <= floor:
+                break
             if tmask & ~rmask:
                 continue
             missing = rmask & ~tmask
@@ -281,6 +283,8 @@ def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key
     if (only < 0 or only == PHALANX) and _POPCOUNT[tmask] <= 1:
         values = [troops[0] % 10 + 1] if troops else range(10, 0, -1)
         for v in values:
+            if PHALANX * RANK_SCALE + size * v <= floor:
+                break
             bit = 1 << (v - 1)
             if any(not WILD_MASK[w] & bit for w in wilds):
                 continue
@@ -301,6 +305,8 @@ def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key
     if (only < 0 or only == SKIRMISH) and distinct:
         any_mask = pool[0] | pool[1] | pool[2] | pool[3] | pool[4] | pool[5]
         for rsum, rmask in runs:
+            if SKIRMISH * RANK_SCALE + rsum <= floor:
+                break
             if tmask & ~rmask:
                 continue
             if _assign(rmask & ~tmask, wilds, any_mask) >= 0:
