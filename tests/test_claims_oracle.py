@@ -119,3 +119,43 @@ def test_prove_gives_the_same_certificate_whatever_the_solver_did_before(
     a, b = bl.prove(q, cache=fresh), bl.prove(q, cache=warm)
     assert a.certificate == b.certificate
     assert a.witness == b.witness and a.blocking == b.blocking
+
+
+def _whole_cnf_refuted(p: bl.ProvedClaim) -> bool:
+    from dratify import check_proof, parse_dimacs
+
+    c = p.certificate
+    assert c.cnf is not None and c.proof is not None
+    result = check_proof(parse_dimacs(c.cnf), c.proof, engine="python")
+    return bool(result.ok and result.reached_empty)
+
+
+@settings(max_examples=60, deadline=None)
+@given(any_questions())
+def test_a_proof_found_without_the_at_most_block_refutes_the_whole_formula(
+    q: bl.ClaimQuestion,
+) -> None:
+    """prove first asks the solver without the formula's at-most block: whichever way the
+    proof was found, dratify (pure Python here) accepts it against the certificate's whole
+    CNF, the one ``verify`` rebuilds."""
+    p = bl.prove(q)
+    if p.valid:
+        assert _whole_cnf_refuted(p)
+
+
+def test_hard_valid_claims_are_refuted_with_and_without_the_at_most_block() -> None:
+    """The hard suite (empty, Mud, Mud against an empty side, Fog, wild cards) has claims
+    of both kinds: refuted without the block, and needing it; all check whole."""
+    from battlejudge.solver.battleline.backend import refute
+    from battlejudge.solver.battleline.bench import hard_suite
+    from battlejudge.solver.battleline.claims import _setup, certificate_units
+    from battlejudge.solver.battleline.encode import encode_key
+
+    without = 0
+    for _, q in hard_suite(5, 60):
+        p = bl.prove(q)
+        assert p.valid and _whole_cnf_refuted(p)
+        enc = encode_key(_setup(q)[1], q.theirs_troops)
+        units = [(u,) for u in certificate_units(q, p.blocking)]
+        without += refute([*enc.core_clauses, *units]) is not None
+    assert 0 < without < 60

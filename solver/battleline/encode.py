@@ -112,6 +112,14 @@ class Encoding:
     (the at-most constraint) whose DIMACS lines ``text`` were written once."""
 
     @functools.cached_property
+    def core_clauses(self) -> tuple[Clause, ...]:
+        """The clauses outside the shared block (all of them when there is none)."""
+        if self.shared is None:
+            return self.clauses
+        start, end, _ = self.shared
+        return self.clauses[:start] + self.clauses[end:]
+
+    @functools.cached_property
     def _clause_lines(self) -> str:
         """The clauses' DIMACS lines, written once per formula (the encodings are cached)."""
         if self.shared is None:
