@@ -32,7 +32,7 @@ from battlejudge.apps.guide import (
     load,
 )
 from battlejudge.apps.guide.embed import shared_embedder
-from battlejudge.apps.guide.evaluate import PARTS, Figures, load_cases
+from battlejudge.apps.guide.evaluate import PARTS, Figures, discover_parts, load_cases
 from battlejudge.apps.guide.evaluate import run as run_cases
 from battlejudge.apps.guide.reference import WalkthroughKind, parse, sentences, with_faqs
 from battlejudge.cli.main import cli
@@ -116,8 +116,9 @@ def test_heldout_questions_are_not_tuned_questions() -> None:
     assert [q for q in heldout if q in tuned or q in asked] == []
 
 
-@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("part", discover_parts(EVAL))
 def test_evaluation_set_cites_existing_sections(part: str) -> None:
+    """Every part in the folder, ours or written outside, names sections the guide has."""
     for case in load_cases(EVAL / f"{part}.toml"):
         names = {s.name for s in load(case.game).sections}
         assert set(case.sections) <= names, case
@@ -170,8 +171,34 @@ def test_bench_guide(tmp_path: Path) -> None:
     assert set(rows) == {"battleline", "all"}
     assert rows["all"]["top1_accuracy"] == 1.0 and rows["all"]["fallback_recall"] == 1.0
     assert rows["all"]["questions"] == 1 and rows["all"]["out_of_scope"] == 1
-    missing = CliRunner().invoke(cli, ["bench", "guide", "--sets", str(tmp_path)])
-    assert missing.exit_code == 2 and "heldout.toml" in missing.stderr
+    missing = CliRunner().invoke(cli, ["bench", "guide", "--sets", str(tmp_path), "--part", "x"])
+    assert missing.exit_code == 2 and "x.toml" in missing.stderr and "tuned" in missing.stderr
+
+
+def test_bench_guide_measures_every_part_in_the_folder(tmp_path: Path) -> None:
+    """A part dropped into the folder (say a fresh held-out one) is measured by its file name."""
+    (tmp_path / "tuned.toml").write_text(
+        '[battleline]\nquestions = [{ q = "Who plays first?", sections = ["Turn"] }]\n'
+    )
+    (tmp_path / "zz-outside.toml").write_text(
+        '[force-duel]\nout_of_scope = ["What should I eat during the game?"]\n'
+    )
+    result = CliRunner().invoke(cli, ["bench", "guide", "--sets", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = [(r["part"], r["game"]) for r in json.loads(result.stdout)["rows"]]
+    assert rows == [
+        ("tuned", "battleline"),
+        ("tuned", "all"),
+        ("zz-outside", "force-duel"),
+        ("zz-outside", "all"),
+    ]
+    only = CliRunner().invoke(
+        cli, ["bench", "guide", "--sets", str(tmp_path), "--part", "zz-outside", "--json"]
+    )
+    assert {r["part"] for r in json.loads(only.stdout)["rows"]} == {"zz-outside"}
+    assert discover_parts(EVAL)[:3] == PARTS  # ours first, then any other part by name
+    empty = CliRunner().invoke(cli, ["bench", "guide", "--sets", str(tmp_path / "none")])
+    assert empty.exit_code == 2 and "none" in empty.stderr
 
 
 def test_fallback_sentence_is_exact() -> None:
