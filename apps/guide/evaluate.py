@@ -204,9 +204,7 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def measure(
-    directory: Path, parts: Sequence[str], guide_for: Callable[[str], Guide]
-) -> list[Row]:
+def measure(directory: Path, parts: Sequence[str], guide_for: Callable[[str], Guide]) -> list[Row]:
     """The figures of each part in ``directory``, per game and for all games.
 
     ``parts`` empty means every part found there (:func:`discover_parts`). ValueError naming
