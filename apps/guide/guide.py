@@ -36,8 +36,9 @@ FACT = 0.55
 as the fact asked for (with the embedding model); below it no fact is chosen."""
 
 FACT_LEXICAL = 0.5
-"""Weight of the keyword coverage of the question by a fact (its ways of asking and its answer)
-beside the vector similarity, when the facts of the winning section are compared."""
+"""Weight of the keyword coverage of the question by a fact's closest way of asking (the
+idf-weighted share of the question's keywords it uses) beside the vector similarity, when the
+facts of the winning section are compared."""
 
 FACT_MARGIN = 0.1
 """How far the chosen fact must lead the section's next fact (in that combined score): a close
@@ -99,6 +100,12 @@ class Guide:
         self.embedder = shared_embedder() if embedder == "default" else embedder
         self.retriever = Retriever(reference, self.analyzer, self.embedder)
         self._cards: dict[str, Section] = {plain(n): c for c in reference.cards for n in c.names}
+        # The terms of each of a fact's ways of asking, one set per way: not its answer's (an
+        # answer mentions more than the question it answers, "attack" in how a swap works), nor
+        # all ways pooled (a fact asked many ways would hold every word).
+        self._asked: tuple[tuple[frozenset[str], ...], ...] = tuple(
+            tuple(frozenset(self.analyzer.terms(q)) for q in f.questions) for f in reference.faqs
+        )
 
     @classmethod
     def for_game(cls, game: str) -> Guide:
@@ -166,11 +173,18 @@ class Guide:
         """
         if not result.faq_similarity:
             return None, False
-        terms = self.analyzer.terms(self.retriever.respell(question), True)
-        lexical = self.retriever.faq_lexical
+        terms = set(self.analyzer.terms(self.retriever.respell(question), True))
+        idf = self.retriever.faq_lexical.idf
+        whole = sum(idf(t) for t in terms)
+
+        def covered(k: int) -> float:
+            if not whole:
+                return 0.0
+            return max(sum(idf(t) for t in terms if t in asked) / whole for asked in self._asked[k])
+
         scored = sorted(
             (
-                (result.faq_similarity[k] + FACT_LEXICAL * lexical.coverage(terms, k), k)
+                (result.faq_similarity[k] + FACT_LEXICAL * covered(k), k)
                 for k, faq in enumerate(self.reference.faqs)
                 if faq.section == section.name
             ),

@@ -154,12 +154,14 @@ CALIBRATION_KEYWORDS = {
 }
 """The same fit without the embedding model: keywords alone."""
 
-STRONG = {"faq_cos": 0.85, "coverage": 0.7, "novelty": 0.3}
+STRONG = {"faq_cos": 0.85, "coverage": 0.7, "novelty": 0.3, "margin": 0.3}
 """Evidence needed for a confidence of :data:`HIGH` or more: the question is close to one of the
 ways players ask for a fact of the section (cosine at least 0.85), the section holds most of its
-keywords (0.7) and none of its words is foreign to the rules (novelty under 0.3). Anything less is
-capped just under :data:`HIGH`: on the tuned part, every wrong answer the logistic function alone
-put at 0.8 or more lacked one of these. Without the embedding model no answer is strong."""
+keywords (0.7), none of its words is foreign to the rules (novelty under 0.3) and the section wins
+clearly (its fused score at least 0.3 over the runner-up's: two sections that both fit are a
+coin toss, however well each fits). Anything less is capped just under :data:`HIGH`: on the tuned
+part, every wrong answer the logistic function alone put at 0.8 or more lacked one of these.
+Without the embedding model no answer is strong."""
 
 _WORD = re.compile(r"[a-z0-9]+")
 _WORD_ANY_CASE = re.compile(r"[A-Za-z]+")
@@ -374,5 +376,6 @@ class Retriever:
             and f.faq_cos >= STRONG["faq_cos"]
             and f.coverage >= STRONG["coverage"]
             and f.novelty < STRONG["novelty"]
+            and f.margin >= STRONG["margin"]
         )
         return p if strong else min(p, HIGH - 0.01)

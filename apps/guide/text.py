@@ -100,6 +100,20 @@ FILLER = frozenset(
     though together vs versus well whenever wherever
     exactly just maybe perhaps probably quite rather really simply somehow later earlier twice
     thrice stuff thing things whatever kind sort okay ok
+    got gotten supposed meant join joins joined without within instead spot spots bit lot lots
+    guy guys bro mate folks somebody anybody everybody nobody thanks thx pls plz hey hi hello
+    hmm um uh yeah yep nope alright wait confused confusing wondering wonder question quick
+    cna hwo waht teh wat wut becuase cuz coz gonna wanna gotta kinda sorta
+    running row rows consecutive consecutively straight successive succession streak repeatedly
+    twice again anymore immediately instantly afterward meanwhile currently normally usually
+    whole entire entirely full fully same different differently normal regular usual proper
+    properly correct correctly wrong wrongly exact mistaken mistakenly possible impossible okay
+    use uses used using try tries tried trying happen happening stay stays stayed staying leave
+    leaves left leaving bring brings brought keep keeps keeping kept hold holds holding held
+    put puts putting set sets setting getting gets goes went going come coming came
+    mean meant means figure figured understand understood sure unsure allowed allow allows
+    able unable enough extra else whats wheres whos hows cant dont doesnt isnt wont im ive id
+    youre theyre thats theres heres lets
     """.split()
 )
 """Everyday words a player's question may hold that say nothing about any rule: they never make
@@ -234,5 +248,8 @@ class Analyzer:
             root = stem(word)
             if word in self._stopwords or root in self._stop_stems:
                 continue
-            out.append(self._words.get(root, root))
+            term = self._words.get(root, root)
+            if term in self._stop_stems:
+                continue  # a synonym of a stopword ("grab" for "take") says no more than it
+            out.append(term)
         return out
