@@ -199,6 +199,13 @@ def test_bench_guide_measures_every_part_in_the_folder(tmp_path: Path) -> None:
     assert discover_parts(EVAL)[:3] == PARTS  # ours first, then any other part by name
     empty = CliRunner().invoke(cli, ["bench", "guide", "--sets", str(tmp_path / "none")])
     assert empty.exit_code == 2 and "none" in empty.stderr
+    # A malformed part written outside: one line naming the file and the entry, exit code 2.
+    for text, needle in [("[chess]\nquestions = []\n", "[chess]"), ("[battleline\n", "TOML")]:
+        (tmp_path / "zz-outside.toml").write_text(text)
+        bad = CliRunner().invoke(cli, ["bench", "guide", "--sets", str(tmp_path)])
+        assert bad.exit_code == 2, bad.output
+        assert "zz-outside.toml" in bad.stderr and needle in bad.stderr
+        assert "Traceback" not in bad.output
 
 
 def test_fallback_sentence_is_exact() -> None:

@@ -108,11 +108,17 @@ def load_cases(path: Path) -> list[Case]:
 
     ValueError naming the file and the entry for a malformed set or an unknown game.
     """
-    with path.open("rb") as f:
-        data = tomllib.load(f)
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{path}: not valid TOML: {e}") from None
     cases: list[Case] = []
     for raw_game, table in data.items():
-        game = game_id(raw_game)
+        try:
+            game = game_id(raw_game)
+        except ValueError as e:
+            raise ValueError(f"{path}: [{raw_game}]: {e}") from None
         if not isinstance(table, dict):
             raise ValueError(f"{path}: [{raw_game}] must be a table")
         for i, item in enumerate(table.get("questions", []), 1):
