@@ -114,6 +114,19 @@ FILLER = frozenset(
     mean meant means figure figured understand understood sure unsure allowed allow allows
     able unable enough extra else whats wheres whos hows cant dont doesnt isnt wont im ive id
     youre theyre thats theres heres lets
+    care cares matter matters count counts counted work worked apply applies applied affect
+    affects change changes changed stop stops stopped block blocks blocked hit hits let lets
+    need needed want wanted ask asked tell told think thought guess know knew see seen look
+    looks looked find found show shows showed give gives gave take took pick picks picked
+    choose chose decide decided happen happened mean does did doing done make makes made
+    forward forwards backward backwards sideways upward downward across along near far close
+    wide deep tall long short high low big small large tiny huge width depth height length size
+    side sides person people player guy each every any whole half part parts piece
+    first second third last next previous later earlier early late before after during until
+    start started end ended finish finished begin began middle moment time times turn turns
+    still yet already even only also just instead otherwise anyway though although unless
+    yes no maybe never always sometimes often ever again both either neither none all some
+    many much more most less least few fewer several lot number numbers amount total
     """.split()
 )
 """Everyday words a player's question may hold that say nothing about any rule: they never make
