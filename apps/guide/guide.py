@@ -100,12 +100,6 @@ class Guide:
         self.embedder = shared_embedder() if embedder == "default" else embedder
         self.retriever = Retriever(reference, self.analyzer, self.embedder)
         self._cards: dict[str, Section] = {plain(n): c for c in reference.cards for n in c.names}
-        # The terms of each of a fact's ways of asking, one set per way: not its answer's (an
-        # answer mentions more than the question it answers, "attack" in how a swap works), nor
-        # all ways pooled (a fact asked many ways would hold every word).
-        self._asked: tuple[tuple[frozenset[str], ...], ...] = tuple(
-            tuple(frozenset(self.analyzer.terms(q)) for q in f.questions) for f in reference.faqs
-        )
 
     @classmethod
     def for_game(cls, game: str) -> Guide:
@@ -180,7 +174,13 @@ class Guide:
         def covered(k: int) -> float:
             if not whole:
                 return 0.0
-            return max(sum(idf(t) for t in terms if t in asked) / whole for asked in self._asked[k])
+            # Each way of asking on its own: not the fact's answer (an answer mentions more than
+            # the question it answers, "attack" in how a swap works), nor all ways pooled (a
+            # fact asked many ways would hold every word).
+            return max(
+                sum(idf(t) for t in terms if t in asked) / whole
+                for asked in self.retriever.question_terms[k]
+            )
 
         scored = sorted(
             (

@@ -193,9 +193,14 @@ class Retriever:
         passage_terms = [self._passage_terms(sections[i], p) for i, p in self.passages]
         self.passage_lexical = Lexical(passage_terms)
         self._faq_section = np.array([index[f.section] for f in faqs], dtype=np.int64)
+        asked = [[analyzer.terms(q) for q in f.questions] for f in faqs]
+        self.question_terms: tuple[tuple[frozenset[str], ...], ...] = tuple(
+            tuple(frozenset(terms) for terms in per_faq) for per_faq in asked
+        )
+        """Per fact, the terms of each of its ways of asking."""
         faq_terms = [
-            [t for q in f.questions for t in analyzer.terms(q)] + analyzer.terms(f.answer or "")
-            for f in faqs
+            [t for terms in per_faq for t in terms] + analyzer.terms(f.answer or "")
+            for per_faq, f in zip(asked, faqs, strict=True)
         ]
         self.faq_lexical = Lexical(faq_terms)
         self._question_faq = np.array(
