@@ -40,7 +40,7 @@ FACT_LEXICAL = 0.5
 idf-weighted share of the question's keywords it uses) beside the vector similarity, when the
 facts of the winning section are compared."""
 
-FACT_MARGIN = 0.1
+FACT_MARGIN = 0.05
 """How far the chosen fact must lead the section's next fact (in that combined score): a close
 second means the question may ask for either, so no direct answer is led with."""
 
