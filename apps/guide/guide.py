@@ -127,9 +127,9 @@ class Guide:
 
         Setup and first-turn questions get the walkthrough; a question naming only a card gets
         the card's entry. Otherwise the best section answers when the confidence reaches the
-        threshold: the answer leads with the fact's direct answer when the question is one of
-        the ways players ask for that fact, then quotes the sentence of the section that
-        answers (not the section's first lines) and names the section.
+        threshold: the answer leads with the direct answer of the fact the question clearly
+        asks for (:meth:`_fact`), then quotes the sentence of the section that answers (that
+        fact's, else the likeliest; not the section's first lines) and names the section.
         """
         terms = self.analyzer.terms(question, True)
         unique = set(terms)
