@@ -46,11 +46,11 @@ TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 
 # Floors a little under the figures `battlejudge bench guide` measured (top-1 section accuracy
 # over the in-scope questions of each part), with and without the embedding model.
-# Measured: tuned 97.1%, held-out 94.1%, formal 99.4% with the model; 84.3%, 82.4% and 98.8%
+# Measured: tuned 96.7%, held-out 94.1%, formal 99.4% with the model; 84.3%, 82.4% and 98.8%
 # with keywords alone. Any other part in the folder (a fresh one written outside) has no floor
 # until it has been measured; it is still checked for cited sections and run by the benchmark.
 FLOORS = {
-    True: {"tuned": 0.96, "heldout": 0.91, "formal": 0.97},
+    True: {"tuned": 0.95, "heldout": 0.91, "formal": 0.97},
     False: {"tuned": 0.81, "heldout": 0.79, "formal": 0.96},
 }
 
@@ -207,6 +207,41 @@ def test_bench_guide_measures_every_part_in_the_folder(tmp_path: Path) -> None:
         assert bad.exit_code == 2, bad.output
         assert "zz-outside.toml" in bad.stderr and needle in bad.stderr
         assert "Traceback" not in bad.output
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("meny", "many", True),  # a letter wrong
+        ("tyed", "tied", True),
+        ("atack", "attack", True),  # a letter missing
+        ("cardss", "cards", True),  # a letter extra
+        ("crads", "cards", True),  # two neighbours swapped
+        ("cards", "cards", False),  # no slip at all
+        ("meny", "menus", False),  # two slips
+        ("crdas", "cards", False),  # swapped, but not neighbours
+    ],
+)
+def test_one_edit(a: str, b: str, expected: bool) -> None:
+    from battlejudge.apps.guide.retrieve import one_edit
+
+    assert one_edit(a, b) is expected and one_edit(b, a) is expected
+
+
+@pytest.mark.skipif(not EMBEDDINGS, reason="telling real words from slips needs the tokenizer")
+def test_misspellings_are_read_but_real_words_stay() -> None:
+    """Slips of the keyboard are read as the word meant; a real English word the rules do not
+    use is never "corrected" into one they do ("world" is not "would", "online" not "nine")."""
+    retriever = guide("nine-circles").retriever
+    assert retriever.respell("how meny circels to win") == "how many circles to win"
+    assert retriever.respell("can i play nine circles online?") == (
+        "can i play nine circles online?"
+    )
+    assert guide("lines-of-battle").retriever.respell("who won the world championship") == (
+        "who won the world championship"
+    )
+    answer = guide("battleline").ask("who wins if formations are tyed at a flag")
+    assert answer.section in ("Flags", "Ruling 7: Ties and who completed last"), answer
 
 
 def test_fallback_sentence_is_exact() -> None:

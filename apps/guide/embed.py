@@ -56,6 +56,13 @@ class Embedder:
     def dimensions(self) -> int:
         return int(self.table.shape[1])
 
+    def is_whole_word(self, word: str) -> bool:
+        """True when the tokenizer has ``word`` as one token of its own (a word common enough in
+        its training text to be kept whole: "world", "charge"), not split into pieces the way a
+        misspelling is ("meny" is "men" + "y")."""
+        pieces = self.tokenizer.encode(" " + word, add_special_tokens=False).tokens
+        return len([p for p in pieces if p != "\u2581"]) == 1
+
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One row per text, each of length 1 (a text with no token gives a zero row)."""
         import numpy as np
