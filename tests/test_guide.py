@@ -46,11 +46,11 @@ TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 
 # Floors a little under the figures `battlejudge bench guide` measured (top-1 section accuracy
 # over the in-scope questions of each part), with and without the embedding model.
-# Measured: tuned 96.7%, held-out 94.1%, formal 99.4% with the model; 84.3%, 82.4% and 98.8%
+# Measured: tuned 95.3%, held-out 94.1%, formal 99.4% with the model; 83.6%, 82.4% and 98.8%
 # with keywords alone. Any other part in the folder (a fresh one written outside) has no floor
 # until it has been measured; it is still checked for cited sections and run by the benchmark.
 FLOORS = {
-    True: {"tuned": 0.95, "heldout": 0.91, "formal": 0.97},
+    True: {"tuned": 0.93, "heldout": 0.91, "formal": 0.97},
     False: {"tuned": 0.81, "heldout": 0.79, "formal": 0.96},
 }
 
