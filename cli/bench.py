@@ -9,7 +9,6 @@ from typing import Any
 
 import click
 
-from battlejudge.apps.guide.evaluate import PARTS as GUIDE_PARTS
 from battlejudge.cli.common import EXIT_BAD_INPUT, emit_json, fail
 from battlejudge.solver.battleline import bench as claim_bench
 
@@ -144,10 +143,14 @@ def _fresh_claims(lines: list[str]) -> list[tuple[str, float, bool | None]]:
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("tests", "guide", "eval"),
     show_default=True,
-    help="Folder of the guide's question sets (<part>.toml).",
+    help="Folder of the guide's question sets: every <part>.toml in it is a part.",
 )
 @click.option(
-    "--part", "parts", multiple=True, type=click.Choice(GUIDE_PARTS), help="Only these parts."
+    "--part",
+    "parts",
+    multiple=True,
+    metavar="PART",
+    help="Only these parts (file names without .toml, e.g. tuned, heldout); default: all.",
 )
 @click.option("--keywords-only", is_flag=True, help="Rank without the embedding model.")
 @click.option("--json", "as_json", is_flag=True)
@@ -175,7 +178,7 @@ def bench_guide(
         return guides[game]
 
     try:
-        rows = measure(directory, parts or GUIDE_PARTS, guide_for)
+        rows = measure(directory, parts, guide_for)
     except ValueError as e:
         fail(str(e), EXIT_BAD_INPUT)
     model = "keywords only" if embedder is None else "keywords + sentence vectors"

@@ -32,7 +32,7 @@ from battlejudge.apps.guide import (
     load,
 )
 from battlejudge.apps.guide.embed import shared_embedder
-from battlejudge.apps.guide.evaluate import PARTS, Figures, load_cases
+from battlejudge.apps.guide.evaluate import PARTS, Figures, discover_parts, load_cases
 from battlejudge.apps.guide.evaluate import run as run_cases
 from battlejudge.apps.guide.reference import WalkthroughKind, parse, sentences, with_faqs
 from battlejudge.cli.main import cli
@@ -46,11 +46,12 @@ TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 
 # Floors a little under the figures `battlejudge bench guide` measured (top-1 section accuracy
 # over the in-scope questions of each part), with and without the embedding model.
-# Measured: tuned 93.8%, held-out 87.1%, formal 99.4% with the model; 79.0%, 76.5% and 99.4%
-# with keywords alone.
+# Measured: tuned 95.3%, held-out 94.1%, formal 99.4% with the model; 83.6%, 82.4% and 98.8%
+# with keywords alone. Any other part in the folder (a fresh one written outside) has no floor
+# until it has been measured; it is still checked for cited sections and run by the benchmark.
 FLOORS = {
-    True: {"tuned": 0.91, "heldout": 0.84, "formal": 0.96},
-    False: {"tuned": 0.76, "heldout": 0.73, "formal": 0.96},
+    True: {"tuned": 0.93, "heldout": 0.91, "formal": 0.97},
+    False: {"tuned": 0.81, "heldout": 0.79, "formal": 0.96},
 }
 
 # Every tactics card under both themes' names (docs/rulings.md): name -> (Battle Line entry,
@@ -116,8 +117,9 @@ def test_heldout_questions_are_not_tuned_questions() -> None:
     assert [q for q in heldout if q in tuned or q in asked] == []
 
 
-@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("part", discover_parts(EVAL))
 def test_evaluation_set_cites_existing_sections(part: str) -> None:
+    """Every part in the folder, ours or written outside, names sections the guide has."""
     for case in load_cases(EVAL / f"{part}.toml"):
         names = {s.name for s in load(case.game).sections}
         assert set(case.sections) <= names, case
@@ -170,8 +172,76 @@ def test_bench_guide(tmp_path: Path) -> None:
     assert set(rows) == {"battleline", "all"}
     assert rows["all"]["top1_accuracy"] == 1.0 and rows["all"]["fallback_recall"] == 1.0
     assert rows["all"]["questions"] == 1 and rows["all"]["out_of_scope"] == 1
-    missing = CliRunner().invoke(cli, ["bench", "guide", "--sets", str(tmp_path)])
-    assert missing.exit_code == 2 and "heldout.toml" in missing.stderr
+    missing = CliRunner().invoke(cli, ["bench", "guide", "--sets", str(tmp_path), "--part", "x"])
+    assert missing.exit_code == 2 and "x.toml" in missing.stderr and "tuned" in missing.stderr
+
+
+def test_bench_guide_measures_every_part_in_the_folder(tmp_path: Path) -> None:
+    """A part dropped into the folder (say a fresh held-out one) is measured by its file name."""
+    (tmp_path / "tuned.toml").write_text(
+        '[battleline]\nquestions = [{ q = "Who plays first?", sections = ["Turn"] }]\n'
+    )
+    (tmp_path / "zz-outside.toml").write_text(
+        '[force-duel]\nout_of_scope = ["What should I eat during the game?"]\n'
+    )
+    result = CliRunner().invoke(cli, ["bench", "guide", "--sets", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    rows = [(r["part"], r["game"]) for r in json.loads(result.stdout)["rows"]]
+    assert rows == [
+        ("tuned", "battleline"),
+        ("tuned", "all"),
+        ("zz-outside", "force-duel"),
+        ("zz-outside", "all"),
+    ]
+    only = CliRunner().invoke(
+        cli, ["bench", "guide", "--sets", str(tmp_path), "--part", "zz-outside", "--json"]
+    )
+    assert {r["part"] for r in json.loads(only.stdout)["rows"]} == {"zz-outside"}
+    assert discover_parts(EVAL)[:3] == PARTS  # ours first, then any other part by name
+    empty = CliRunner().invoke(cli, ["bench", "guide", "--sets", str(tmp_path / "none")])
+    assert empty.exit_code == 2 and "none" in empty.stderr
+    # A malformed part written outside: one line naming the file and the entry, exit code 2.
+    for text, needle in [("[chess]\nquestions = []\n", "[chess]"), ("[battleline\n", "TOML")]:
+        (tmp_path / "zz-outside.toml").write_text(text)
+        bad = CliRunner().invoke(cli, ["bench", "guide", "--sets", str(tmp_path)])
+        assert bad.exit_code == 2, bad.output
+        assert "zz-outside.toml" in bad.stderr and needle in bad.stderr
+        assert "Traceback" not in bad.output
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("meny", "many", True),  # a letter wrong
+        ("tyed", "tied", True),
+        ("atack", "attack", True),  # a letter missing
+        ("cardss", "cards", True),  # a letter extra
+        ("crads", "cards", True),  # two neighbours swapped
+        ("cards", "cards", False),  # no slip at all
+        ("meny", "menus", False),  # two slips
+        ("crdas", "cards", False),  # swapped, but not neighbours
+    ],
+)
+def test_one_edit(a: str, b: str, expected: bool) -> None:
+    from battlejudge.apps.guide.retrieve import one_edit
+
+    assert one_edit(a, b) is expected and one_edit(b, a) is expected
+
+
+@pytest.mark.skipif(not EMBEDDINGS, reason="telling real words from slips needs the tokenizer")
+def test_misspellings_are_read_but_real_words_stay() -> None:
+    """Slips of the keyboard are read as the word meant; a real English word the rules do not
+    use is never "corrected" into one they do ("world" is not "would", "online" not "nine")."""
+    retriever = guide("nine-circles").retriever
+    assert retriever.respell("how meny circels to win") == "how many circles to win"
+    assert retriever.respell("can i play nine circles online?") == (
+        "can i play nine circles online?"
+    )
+    assert guide("lines-of-battle").retriever.respell("who won the world championship") == (
+        "who won the world championship"
+    )
+    answer = guide("battleline").ask("who wins if formations are tyed at a flag")
+    assert answer.section in ("Flags", "Ruling 7: Ties and who completed last"), answer
 
 
 def test_fallback_sentence_is_exact() -> None:
@@ -219,6 +289,115 @@ def test_direct_answer_leads_then_the_rule(
     answer = guide(game).ask(question)
     assert answer.answer.startswith(lead), answer.answer
     assert needle in quoted(answer.answer)
+
+
+# Issue 20's examples that went wrong, asked in our own words: (game, question, sections that
+# answer, the section the old guide wrongly cited or None, words the answer must lead with or None,
+# words the quoted rule must hold). Sources: the rules sections named, apps/guide/data/<game>.md.
+ISSUE_EXAMPLES = [
+    # Battle Line, Leader: one Leader per side (was "not provided", 0.33-0.47).
+    (
+        "battleline",
+        "I've got Darius out already. Is Alexander still playable for me?",
+        ("Leader", "Ruling 3: One Leader per side"),
+        None,
+        "Only one Leader",
+        "only one Leader",
+    ),
+    # Battle Line, Flags: a tie goes against whoever completed last (was "not provided").
+    (
+        "battleline",
+        "who takes a flag if both formations are completely equal?",
+        ("Flags", "Ruling 7: Ties and who completed last"),
+        None,
+        "A tie goes against",
+        "goes against whoever placed the final card",
+    ),
+    # Lines of Battle, Archers: reload after an attack (was "not provided").
+    (
+        "lines-of-battle",
+        "can my archers shoot on two turns in a row?",
+        ("Archers", "Ruling 6: Archer reload"),
+        None,
+        "No:",
+        "skip",
+    ),
+    # Lines of Battle, Formation Swap: a swap uses up both units' turn (was "not provided").
+    (
+        "lines-of-battle",
+        "I swapped two units; can one of them still attack this turn?",
+        ("Formation Swap",),
+        None,
+        "No:",
+        "After a swap",
+    ),
+    # BattlePlan, Move: the Move card, not the Defend card (was Defend at 0.88).
+    (
+        "battleplan",
+        "what does the Move card do?",
+        ("Move",),
+        "Defend",
+        None,
+        "moves the piece one square up, down, left or right",
+    ),
+    (
+        "battleplan",
+        "how far does a piece go with a move card?",
+        ("Move",),
+        "Defend",
+        None,
+        "one square up, down, left or right",
+    ),
+    # Force Duel, Strategy Cards: the hand is three strategy cards (was the battle-deck passage).
+    (
+        "force-duel",
+        "how many cards do I have in my hand?",
+        ("Strategy Cards", "Setup"),
+        "Battle Deck",
+        "Three",
+        "3 strategy cards",
+    ),
+    # Nine Circles, Claiming Circles, under its own names (was "Players and Duration" at 0.72).
+    (
+        "nine-circles",
+        "can I claim a circle if my opponent has only two monsters there?",
+        ("Claiming Circles", "Ruling 5: What a claim proof may use"),
+        "Players and Duration",
+        None,
+        "cannot add any Troop card",
+    ),
+    (
+        "nine-circles",
+        "when may I claim a circle?",
+        ("Claiming Circles",),
+        "Players and Duration",
+        None,
+        "second step of your turn",
+    ),
+]
+
+
+@pytest.mark.skipif(not EMBEDDINGS, reason="paraphrases need the embedding model")
+@pytest.mark.parametrize(
+    ("game", "question", "sections", "not_section", "lead", "needle"), ISSUE_EXAMPLES
+)
+def test_issue_examples_are_answered_from_the_right_rule(
+    game: str,
+    question: str,
+    sections: tuple[str, ...],
+    not_section: str | None,
+    lead: str | None,
+    needle: str,
+) -> None:
+    """Issue 20: each example the old guide missed now cites a section that answers it, above
+    the threshold, leads with the direct answer where there is one, and quotes the sentence
+    that answers (not the section's first lines)."""
+    answer = guide(game).ask(question)
+    assert answer.section in sections and answer.section != not_section, answer
+    assert answer.score >= THRESHOLD
+    if lead is not None:
+        assert answer.answer.startswith(lead), answer.answer
+    assert needle in quoted(answer.answer), answer.answer
 
 
 def test_quote_is_not_the_first_line_of_a_long_section() -> None:
@@ -354,6 +533,21 @@ def test_nine_circles_names_ruling() -> None:
     text = load("nine-circles").section("Ruling: Same game as Battle Line").text
     for name in ("Beelzebub", "Shapeshifter", "3-headed monkey", "Mano a Mano!", "Day off"):
         assert name in text
+
+
+def test_nine_circles_answers_use_its_own_names() -> None:
+    """Issue 20: Nine Circles is answered with its own names (circles, Beelzebub...), never
+    Battle Line's, except where its rules text names no card (Mud, Scout, Redeploy)."""
+    battle_line_words = re.compile(
+        r"\b(Flags?|Alexander|Darius|Companion Cavalry|Shield Bearers|Fog|Deserter|Traitor)\b"
+    )
+    reference = load("nine-circles")
+    answers = [f.answer for f in reference.faqs if f.answer]
+    for walkthrough in reference.walkthroughs.values():
+        answers.extend(walkthrough.steps)
+    assert [a for a in answers if battle_line_words.search(a)] == []
+    said = guide("nine-circles").ask("who wins a tied circle?").answer
+    assert "circle" in said and not battle_line_words.search(said)
 
 
 @pytest.mark.parametrize("game", ["battle-line", "Nine Circles", "nine_circles", "BattlePlan"])

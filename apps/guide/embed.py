@@ -57,16 +57,30 @@ class Embedder:
         """The length of the sentence vectors (the embedding table's width)."""
         return int(self.table.shape[1])
 
+    def is_whole_word(self, word: str) -> bool:
+        """True when the tokenizer has ``word`` as one token of its own (a word common enough in
+        its training text to be kept whole: "world", "charge"), not split into pieces the way a
+        misspelling is ("meny" is "men" + "y")."""
+        pieces = self.tokenizer.encode(" " + word, add_special_tokens=False).tokens
+        return len([p for p in pieces if p != "\u2581"]) == 1
+
     def embed(self, texts: Sequence[str]) -> NDArray[np.float32]:
         """One row per text, each of length 1 (a text with no token gives a zero row)."""
         import numpy as np
 
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         encodings = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
-        for i, encoding in enumerate(encodings):
-            ids = [t for t in encoding.ids if 0 <= t < self.table.shape[0]]
-            if ids:
-                out[i] = self.table[ids].mean(axis=0, dtype=np.float32)
+        rows = self.table.shape[0]
+        ids_per_text = [[t for t in e.ids if 0 <= t < rows] for e in encodings]
+        counts = np.array([len(ids) for ids in ids_per_text], dtype=np.int64)
+        filled = np.flatnonzero(counts)
+        if len(filled):
+            # One gather and one segmented sum for the whole batch (building a guide embeds a
+            # few hundred texts, and a mean per text costs more in overhead than in arithmetic).
+            flat = np.fromiter((t for ids in ids_per_text for t in ids), dtype=np.int64)
+            starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[filled]
+            sums = np.add.reduceat(self.table[flat].astype(np.float32), starts, axis=0)
+            out[filled] = sums / counts[filled, None]
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         norms[norms == 0.0] = 1.0
         result: NDArray[np.float32] = out / norms

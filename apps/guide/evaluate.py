@@ -113,11 +113,17 @@ def load_cases(path: Path) -> list[Case]:
 
     ValueError naming the file and the entry for a malformed set or an unknown game.
     """
-    with path.open("rb") as f:
-        data = tomllib.load(f)
+    try:
+        with path.open("rb") as f:
+            data = tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{path}: not valid TOML: {e}") from None
     cases: list[Case] = []
     for raw_game, table in data.items():
-        game = game_id(raw_game)
+        try:
+            game = game_id(raw_game)
+        except ValueError as e:
+            raise ValueError(f"{path}: [{raw_game}]: {e}") from None
         if not isinstance(table, dict):
             raise ValueError(f"{path}: [{raw_game}] must be a table")
         for i, item in enumerate(table.get("questions", []), 1):
@@ -165,8 +171,20 @@ def by_game(outcomes: Sequence[Outcome]) -> Mapping[str, Figures]:
 
 
 PARTS: tuple[str, ...] = ("tuned", "heldout", "formal")
-"""The parts of the evaluation set, files ``<part>.toml``: the part the guide was tuned on, the
-held-out part it never was, and the formal questions of the first guide (also tuned on)."""
+"""The parts of the evaluation set the project wrote, files ``<part>.toml``: the part the guide
+was tuned on, the held-out part it never was, and the formal questions of the first guide (also
+tuned on). Any other ``*.toml`` in the folder is a part too (:func:`discover_parts`), such as a
+fresh held-out part written by someone who never saw the guide's data."""
+
+
+def discover_parts(directory: Path) -> tuple[str, ...]:
+    """Every part in ``directory``: the stem of each ``*.toml`` file there.
+
+    The parts of :data:`PARTS` come first, in that order, then the others by name, so a part
+    dropped into the folder is measured without any change to the code.
+    """
+    found = {p.stem for p in directory.glob("*.toml") if p.is_file()}
+    return tuple(p for p in PARTS if p in found) + tuple(sorted(found - set(PARTS)))
 
 
 @dataclass(frozen=True)
@@ -202,13 +220,20 @@ def _round(value: float | None) -> float | None:
 def measure(directory: Path, parts: Sequence[str], guide_for: Callable[[str], Guide]) -> list[Row]:
     """The figures of each part in ``directory``, per game and for all games.
 
-    ValueError naming the file when a part's file is missing or malformed.
+    ``parts`` empty means every part found there (:func:`discover_parts`). ValueError naming
+    the file when a part's file is missing or malformed, or the folder holds no part at all.
     """
+    available = discover_parts(directory)
+    if not parts:
+        if not available:
+            raise ValueError(f"no question set (*.toml) in {str(directory)!r}")
+        parts = available
     rows: list[Row] = []
     for part in parts:
         path = directory / f"{part}.toml"
         if not path.is_file():
-            raise ValueError(f"no question set {str(path)!r} (parts: {', '.join(PARTS)})")
+            listed = ", ".join(available) or "none"
+            raise ValueError(f"no question set {str(path)!r} (parts there: {listed})")
         outcomes = run(load_cases(path), guide_for)
         rows.extend(Row(part, game, figures) for game, figures in by_game(outcomes).items())
     return rows

@@ -31,13 +31,18 @@ FALLBACK = (
 )
 """The one answer to any question the reference does not cover (seed 000, guide workflow)."""
 
-DIRECT = 0.78
-"""Least similarity of the question to one of a fact's questions for the guide to lead with that
-fact's direct answer (below it, the quoted rule alone answers)."""
+FACT = 0.55
+"""Least similarity of the question to one of a fact's ways of asking for the guide to take it
+as the fact asked for (with the embedding model); below it no fact is chosen."""
 
-QUOTE = 0.6
-"""Least similarity of the question to one of a fact's questions for the guide to quote that
-fact's sentence; below it, the sentence of the section most like the question is quoted."""
+FACT_LEXICAL = 0.5
+"""Weight of the keyword coverage of the question by a fact's closest way of asking (the
+idf-weighted share of the question's keywords it uses) beside the vector similarity, when the
+facts of the winning section are compared."""
+
+FACT_MARGIN = 0.05
+"""How far the chosen fact must lead the section's next fact (in that combined score): a close
+second means the question may ask for either, so no direct answer is led with."""
 
 _PRONOUN = re.compile(r"(?:It|Its|They|This|That|These|Those|He|His|Then)\b")
 """A sentence opening like this leans on the one before it, so both are quoted."""
@@ -71,11 +76,6 @@ class Answer:
     def answered(self) -> bool:
         """Whether a section of the rules was found (False for the fallback answer)."""
         return self.section is not None
-
-
-def faq_index(guide: Guide, faq: Faq) -> int:
-    """The position of ``faq`` among its reference's facts."""
-    return guide.reference.faqs.index(faq)
 
 
 def according_to(section: str, text: str, direct: str | None = None) -> str:
@@ -132,9 +132,9 @@ class Guide:
 
         Setup and first-turn questions get the walkthrough; a question naming only a card gets
         the card's entry. Otherwise the best section answers when the confidence reaches the
-        threshold: the answer leads with the fact's direct answer when the question is one of
-        the ways players ask for that fact, then quotes the sentence of the section that
-        answers (not the section's first lines) and names the section.
+        threshold: the answer leads with the direct answer of the fact the question clearly
+        asks for (:meth:`_fact`), then quotes the sentence of the section that answers (that
+        fact's, else the likeliest; not the section's first lines) and names the section.
         """
         terms = self.analyzer.terms(question, True)
         unique = set(terms)
@@ -152,23 +152,60 @@ class Guide:
             return Answer(FALLBACK, None, result.confidence)
         top = result.ranking[0]
         section = self.reference.sections[top.section]
-        quote, faq = self._quote(section, question, result)
-        # The fact's direct answer leads only when the question is one of the ways players ask
-        # for that fact; a question that merely lands in the same section gets the rule alone.
-        direct = None
-        if faq is not None and faq.answer and result.faq_similarity[faq_index(self, faq)] >= DIRECT:
-            direct = faq.answer
-            if plain(direct) in plain(quote):
-                direct = None  # the rule says it in so many words
+        faq, clear = self._fact(section, question, result)
+        quote = self._quote(section, question, faq)
+        # The fact's direct answer leads only when the question plainly asks for that fact; a
+        # question that merely lands in the same section gets the rule alone.
+        direct = faq.answer if faq is not None and clear else None
+        if direct is not None and plain(direct) in plain(quote):
+            direct = None  # the rule says it in so many words
         return Answer(according_to(section.name, quote, direct), section.name, result.confidence)
 
-    def _quote(self, section: Section, question: str, result: Result) -> tuple[str, Faq | None]:
-        """The sentence of ``section`` that answers, and the fact it is the quote of (if any).
+    def _fact(self, section: Section, question: str, result: Result) -> tuple[Faq | None, bool]:
+        """The fact of ``section`` the question asks for, if any, and whether it clearly does.
 
-        Each sentence scores the share of the question's keywords it holds, plus (with the
-        embedding model) its cosine to the question, or, when it is a fact's quote and the
-        question is close to one of that fact's questions, that closeness instead if higher.
-        A sentence opening with a pronoun is quoted with the sentence before it.
+        Each of the section's facts scores its nearest way of asking's similarity to the question
+        plus :data:`FACT_LEXICAL` times the share of the question's keyword weight it holds. The
+        best is chosen when its similarity reaches :data:`FACT`; it is clear when it also leads
+        the section's next fact by :data:`FACT_MARGIN`. Without the embedding model no fact is
+        chosen: keywords alone are too weak to put words in the rules' mouth.
+        """
+        if not result.faq_similarity:
+            return None, False
+        terms = set(self.analyzer.terms(self.retriever.respell(question), True))
+        idf = self.retriever.faq_lexical.idf
+        whole = sum(idf(t) for t in terms)
+
+        def covered(k: int) -> float:
+            if not whole:
+                return 0.0
+            # Each way of asking on its own: not the fact's answer (an answer mentions more than
+            # the question it answers, "attack" in how a swap works), nor all ways pooled (a
+            # fact asked many ways would hold every word).
+            return max(
+                sum(idf(t) for t in terms if t in asked) / whole
+                for asked in self.retriever.question_terms[k]
+            )
+
+        scored = sorted(
+            (
+                (result.faq_similarity[k] + FACT_LEXICAL * covered(k), k)
+                for k, faq in enumerate(self.reference.faqs)
+                if faq.section == section.name
+            ),
+            reverse=True,
+        )
+        if not scored or result.faq_similarity[scored[0][1]] < FACT:
+            return None, False
+        lead = scored[0][0] - scored[1][0] if len(scored) > 1 else scored[0][0]
+        return self.reference.faqs[scored[0][1]], lead >= FACT_MARGIN
+
+    def _quote(self, section: Section, question: str, faq: Faq | None) -> str:
+        """The sentence of ``section`` that answers: the chosen fact's, else the likeliest one.
+
+        Without a fact that names its sentence, each sentence scores the share of the
+        question's keywords it holds, plus (with the embedding model) its cosine to the
+        question. A sentence opening with a pronoun is quoted with the sentence before it.
         """
         units: list[tuple[str, str]] = []  # (sentence, what it is quoted as)
         for passage in section.passages:
@@ -179,30 +216,20 @@ class Guide:
                 )
                 units.append((sentence, said))
                 previous = sentence
+        if faq is not None and faq.quote is not None:
+            for sentence, said in units:
+                if faq.quote in sentence:
+                    return said
         terms = set(self.analyzer.terms(question, True))
         scores = [
             len(terms & set(self.analyzer.terms(said))) / len(terms) if terms else 0.0
             for _, said in units
         ]
-        quoted_by: dict[int, tuple[float, Faq]] = {}
         if self.embedder is not None:
             vectors = self.embedder.embed([question, *(said for _, said in units)])
-            cosines = [float(v @ vectors[0]) for v in vectors[1:]]
-            for k, faq in enumerate(self.reference.faqs):
-                if faq.section != section.name or faq.quote is None or not result.faq_similarity:
-                    continue
-                closeness = result.faq_similarity[k]
-                for i, (sentence, _) in enumerate(units):
-                    if faq.quote in sentence and closeness >= max(
-                        QUOTE, quoted_by.get(i, (0.0,))[0]
-                    ):
-                        quoted_by[i] = (closeness, faq)
-            scores = [
-                k + max(c, quoted_by[i][0] if i in quoted_by else -1.0)
-                for i, (k, c) in enumerate(zip(scores, cosines, strict=True))
-            ]
+            scores = [k + float(v @ vectors[0]) for k, v in zip(scores, vectors[1:], strict=True)]
         best = max(range(len(units)), key=lambda i: (scores[i], -i))
-        return units[best][1], quoted_by[best][1] if best in quoted_by else None
+        return units[best][1]
 
     def card(self, name: str) -> Answer:
         """Explain a card, found by any of its names under either theme.

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from battlejudge.apps.guide.embed import Embedder
 from battlejudge.apps.guide.reference import Reference, Section
 from battlejudge.apps.guide.search import Lexical
-from battlejudge.apps.guide.text import FILLER, Analyzer, plain
+from battlejudge.apps.guide.text import FILLER, STOPWORDS, Analyzer, plain
 
 if TYPE_CHECKING:
     import numpy as np
@@ -156,12 +156,14 @@ CALIBRATION_KEYWORDS = {
 }
 """The same fit without the embedding model: keywords alone."""
 
-STRONG = {"faq_cos": 0.85, "coverage": 0.7, "novelty": 0.3}
+STRONG = {"faq_cos": 0.85, "coverage": 0.7, "novelty": 0.3, "margin": 0.3}
 """Evidence needed for a confidence of :data:`HIGH` or more: the question is close to one of the
 ways players ask for a fact of the section (cosine at least 0.85), the section holds most of its
-keywords (0.7) and none of its words is foreign to the rules (novelty under 0.3). Anything less is
-capped just under :data:`HIGH`: on the tuned part, every wrong answer the logistic function alone
-put at 0.8 or more lacked one of these. Without the embedding model no answer is strong."""
+keywords (0.7), none of its words is foreign to the rules (novelty under 0.3) and the section wins
+clearly (its fused score at least 0.3 over the runner-up's: two sections that both fit are a
+coin toss, however well each fits). Anything less is capped just under :data:`HIGH`: on the tuned
+part, every wrong answer the logistic function alone put at 0.8 or more lacked one of these.
+Without the embedding model no answer is strong."""
 
 _WORD = re.compile(r"[a-z0-9]+")
 _WORD_ANY_CASE = re.compile(r"[A-Za-z]+")
@@ -171,6 +173,32 @@ SPELL_LENGTH = 4
 
 SPELL_CUTOFF = 0.8
 """Least difflib similarity ratio for a misspelt word to be read as a reference word."""
+
+SHORT_WORD = 6
+"""Longest word for which one slip of the keyboard (a letter wrong, missing, extra or two swapped,
+the first letter kept) is also read as the word it slipped from: difflib's ratio puts
+``meny``/``many`` or ``tyed``/``tied`` under :data:`SPELL_CUTOFF`."""
+
+
+def one_edit(a: str, b: str) -> bool:
+    """True when ``a`` and ``b`` differ by exactly one edit: a letter changed, inserted, deleted,
+    or two neighbouring letters swapped (Damerau's distance 1)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        if len(diff) == 1:
+            return True
+        return (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    # The first place they differ; the longer word has one letter more, so zip stops early.
+    i = next((k for k, (x, y) in enumerate(zip(short, long, strict=False)) if x != y), len(short))
+    return short[i:] == long[i + 1 :]
 
 
 class Retriever:
@@ -193,9 +221,14 @@ class Retriever:
         passage_terms = [self._passage_terms(sections[i], p) for i, p in self.passages]
         self.passage_lexical = Lexical(passage_terms)
         self._faq_section = np.array([index[f.section] for f in faqs], dtype=np.int64)
+        asked = [[analyzer.terms(q) for q in f.questions] for f in faqs]
+        self.question_terms: tuple[tuple[frozenset[str], ...], ...] = tuple(
+            tuple(frozenset(terms) for terms in per_faq) for per_faq in asked
+        )
+        """Per fact, the terms of each of its ways of asking."""
         faq_terms = [
-            [t for q in f.questions for t in analyzer.terms(q)] + analyzer.terms(f.answer or "")
-            for f in faqs
+            [t for terms in per_faq for t in terms] + analyzer.terms(f.answer or "")
+            for per_faq, f in zip(asked, faqs, strict=True)
         ]
         self.faq_lexical = Lexical(faq_terms)
         self._question_faq = np.array(
@@ -212,6 +245,12 @@ class Retriever:
         self.vocabulary: tuple[str, ...] = tuple(sorted(set(_WORD.findall(plain(words)))))
         self._vocabulary_set = frozenset(self.vocabulary)
         self._spellable = [w for w in self.vocabulary if len(w) >= SPELL_LENGTH]
+        # With the model's tokenizer to tell a real word from a slip, misspellings are also read
+        # as everyday words ("meny" is "many").
+        if embedder is not None:
+            self._spellable = sorted(
+                {*self._spellable, *(w for w in (*STOPWORDS, *FILLER) if len(w) >= SPELL_LENGTH)}
+            )
         self.vocabulary_vectors: NDArray[np.float32] | None = None
         aliases = {n.lower(): c.name for c in reference.cards for n in c.names[1:] if n != c.name}
         self._aliases = aliases
@@ -256,9 +295,13 @@ class Retriever:
     def respell(self, question: str) -> str:
         """``question`` with each misspelt word replaced by the reference's word it is close to.
 
-        A word of at least :data:`SPELL_LENGTH` letters that is no keyword of the reference,
-        no filler word, and within :data:`SPELL_CUTOFF` of a reference word (difflib's ratio)
-        becomes that word: ``begining`` -> ``beginning``, ``oppnent`` -> ``opponent``.
+        A word of at least :data:`SPELL_LENGTH` letters that is no keyword of the reference and
+        no filler word, and within :data:`SPELL_CUTOFF` of a reference word (difflib's ratio),
+        becomes that word: ``begining`` -> ``beginning``, ``oppnent`` -> ``opponent``. With the
+        embedding model, a word its tokenizer keeps whole is a real word and stays ("world" is
+        not "would"); everyday words are candidates too, and a short word one slip from exactly
+        one candidate (:func:`one_edit`, same first letter) becomes it: ``meny`` -> ``many``,
+        ``tyed`` -> ``tied``.
         """
 
         def fix(m: re.Match[str]) -> str:
@@ -269,8 +312,16 @@ class Retriever:
             terms = self.analyzer.terms(low, True)
             if not terms or set(terms) <= self._known_terms:
                 return word
+            if self.embedder is not None and self.embedder.is_whole_word(low):
+                return word  # a real word ("world", "charge"), just not one the rules use
             close = difflib.get_close_matches(low, self._spellable, n=1, cutoff=SPELL_CUTOFF)
-            return close[0] if close else word
+            if close:
+                return close[0]
+            if self.embedder is not None and len(low) <= SHORT_WORD:
+                slips = [w for w in self._spellable if w[0] == low[0] and one_edit(low, w)]
+                if len(slips) == 1:  # two words one slip away: no telling which was meant
+                    return slips[0]
+            return word
 
         return _WORD_ANY_CASE.sub(fix, question)
 
@@ -376,5 +427,6 @@ class Retriever:
             and f.faq_cos >= STRONG["faq_cos"]
             and f.coverage >= STRONG["coverage"]
             and f.novelty < STRONG["novelty"]
+            and f.margin >= STRONG["margin"]
         )
         return p if strong else min(p, HIGH - 0.01)

@@ -100,6 +100,33 @@ FILLER = frozenset(
     though together vs versus well whenever wherever
     exactly just maybe perhaps probably quite rather really simply somehow later earlier twice
     thrice stuff thing things whatever kind sort okay ok
+    got gotten supposed meant join joins joined without within instead spot spots bit lot lots
+    guy guys bro mate folks somebody anybody everybody nobody thanks thx pls plz hey hi hello
+    hmm um uh yeah yep nope alright wait confused confusing wondering wonder question quick
+    cna hwo waht teh wat wut becuase cuz coz gonna wanna gotta kinda sorta
+    running row rows consecutive consecutively straight successive succession streak repeatedly
+    twice again anymore immediately instantly afterward meanwhile currently normally usually
+    whole entire entirely full fully same different differently normal regular usual proper
+    properly correct correctly wrong wrongly exact mistaken mistakenly possible impossible okay
+    use uses used using try tries tried trying happen happening stay stays stayed staying leave
+    leaves left leaving bring brings brought keep keeps keeping kept hold holds holding held
+    put puts putting set sets setting getting gets goes went going come coming came
+    mean meant means figure figured understand understood sure unsure allowed allow allows
+    able unable enough extra else whats wheres whos hows cant dont doesnt isnt wont im ive id
+    youre theyre thats theres heres lets
+    care cares matter matters count counts counted work worked apply applies applied affect
+    affects change changes changed stop stops stopped block blocks blocked hit hits let lets
+    need needed want wanted ask asked tell told think thought guess know knew see seen look
+    looks looked find found show shows showed give gives gave take took pick picks picked
+    choose chose decide decided happen happened mean does did doing done make makes made
+    forward forwards backward backwards sideways upward downward across along near far close
+    wide deep tall long short high low big small large tiny huge width depth height length size
+    side sides person people player guy each every any whole half part parts piece
+    first second third last next previous later earlier early late before after during until
+    start started end ended finish finished begin began middle moment time times turn turns
+    still yet already even only also just instead otherwise anyway though although unless
+    yes no maybe never always sometimes often ever again both either neither none all some
+    many much more most less least few fewer several lot number numbers amount total
     """.split()
 )
 """Everyday words a player's question may hold that say nothing about any rule: they never make
@@ -234,5 +261,8 @@ class Analyzer:
             root = stem(word)
             if word in self._stopwords or root in self._stop_stems:
                 continue
-            out.append(self._words.get(root, root))
+            term = self._words.get(root, root)
+            if term in self._stop_stems:
+                continue  # a synonym of a stopword ("grab" for "take") says no more than it
+            out.append(term)
         return out
