@@ -47,11 +47,13 @@ TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 # Floors a little under the figures `battlejudge bench guide` measured (top-1 section accuracy
 # over the in-scope questions of each part), with and without the embedding model.
 # Measured: tuned 95.3%, held-out 94.1%, formal 99.4% with the model; 83.6%, 82.4% and 98.8%
-# with keywords alone. Any other part in the folder (a fresh one written outside) has no floor
+# with keywords alone. The fresh part, written by someone who saw neither the retrieval code,
+# its data nor the other parts, and never used for tuning: 75.0% with the model, 76.2% with
+# keywords alone (issue 20's target is 95%: not met). Any other part in the folder has no floor
 # until it has been measured; it is still checked for cited sections and run by the benchmark.
 FLOORS = {
-    True: {"tuned": 0.93, "heldout": 0.91, "formal": 0.97},
-    False: {"tuned": 0.81, "heldout": 0.79, "formal": 0.96},
+    True: {"tuned": 0.93, "heldout": 0.91, "formal": 0.97, "fresh": 0.72},
+    False: {"tuned": 0.81, "heldout": 0.79, "formal": 0.96, "fresh": 0.73},
 }
 
 # Every tactics card under both themes' names (docs/rulings.md): name -> (Battle Line entry,
@@ -125,7 +127,7 @@ def test_evaluation_set_cites_existing_sections(part: str) -> None:
         assert set(case.sections) <= names, case
 
 
-@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("part", tuple(FLOORS[True]))
 def test_accuracy_floor(part: str, capsys: pytest.CaptureFixture[str]) -> None:
     """Top-1 section accuracy stays above the floor taken from the measurement."""
     f = figures(part, EMBEDDINGS)
@@ -135,7 +137,7 @@ def test_accuracy_floor(part: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert f.accuracy >= FLOORS[EMBEDDINGS][part], "\n".join(wrong)
 
 
-@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("part", tuple(FLOORS[False]))
 def test_keyword_accuracy_floor(part: str) -> None:
     """Without the embedding model (the guide extra missing) the guide still answers."""
     assert figures(part, False).accuracy >= FLOORS[False][part]
