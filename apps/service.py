@@ -623,6 +623,9 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             return _json_response(404, {"error": str(e)})
         return _json_response(200, proof)
 
+    from battlejudge.apps import web
+
+    web.mount(app, judge, cfg.conflict_limit)  # the web table's pages (docs/web.md)
     _add_file_schemas(app)
     return app
 

@@ -1,0 +1,27 @@
+"""The web table, served by ``battlejudge serve`` beside the JSON API (docs/web.md).
+
+Pages: the claim checker at ``/`` (the question in the URL; the answer, the certificate to
+download and a drop zone to verify one). Everything the pages load comes from this package
+(``static/``: htmx, vendored from the npm registry, and the pages' own style and script), so
+they work offline. The pages hold no model of the rules: every answer is the server's, from
+the project's own code (:mod:`.routes`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from fastapi import FastAPI
+
+if TYPE_CHECKING:
+    from battlejudge.apps.service import Adjudicator
+
+
+def mount(app: FastAPI, judge: Callable[[], Adjudicator], conflict_limit: int | None) -> None:
+    """Add the web pages to the service's ``app``; ``judge`` gives its running
+    :class:`~battlejudge.apps.service.Adjudicator` (the fair queue and worker processes
+    every answer is computed in), ``conflict_limit`` the service's limit per question."""
+    from battlejudge.apps.web.routes import build_router
+
+    app.include_router(build_router(judge, conflict_limit))

@@ -1,0 +1,44 @@
+// battlejudge web table: keyboard moves on the card grid and the certificate drop zone.
+// No rule of any game is here: every answer comes from the server (htmx swaps its HTML in).
+"use strict";
+
+// Arrow keys move between the cards of the grid (10 a row), Home/End to a row's ends.
+document.addEventListener("keydown", function (event) {
+  const here = event.target;
+  if (!(here instanceof HTMLElement) || !here.closest(".grid")) return;
+  const cards = Array.from(document.querySelectorAll(".grid .card"));
+  const i = cards.indexOf(here);
+  if (i < 0) return;
+  const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -10, ArrowDown: 10 };
+  let j = i + (moves[event.key] || 0);
+  if (event.key === "Home") j = i - (i % 10);
+  if (event.key === "End") j = i - (i % 10) + 9;
+  if (event.key === " ") { here.click(); event.preventDefault(); return; }
+  if (j === i || j < 0 || j >= cards.length) return;
+  cards[j].focus();
+  event.preventDefault();
+});
+
+// A certificate file dropped anywhere on the drop zone is sent as if chosen in its input.
+function dropZone(form) {
+  const input = form.querySelector("input[type=file]");
+  ["dragenter", "dragover"].forEach(function (name) {
+    form.addEventListener(name, function (event) {
+      event.preventDefault();
+      form.classList.add("over");
+    });
+  });
+  ["dragleave", "drop"].forEach(function (name) {
+    form.addEventListener(name, function () { form.classList.remove("over"); });
+  });
+  form.addEventListener("drop", function (event) {
+    event.preventDefault();
+    if (!event.dataTransfer || !event.dataTransfer.files.length) return;
+    input.files = event.dataTransfer.files;
+    input.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+}
+
+document.addEventListener("DOMContentLoaded", function () {
+  document.querySelectorAll(".dropzone").forEach(dropZone);
+});
