@@ -1,0 +1,236 @@
+"""The web table's claim checker over HTTP (no browser): the URL's table reads back what it
+prints, every answer agrees with ``battlejudge claim --json`` (the page's data-verdict /
+data-blocking / data-witness contract), bad input is refused with the command line's
+message, and the certificate a page offers verifies (and is checked by the drop zone)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
+
+import httpx
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+from web_server import LiveServer
+
+from battlejudge.apps.web.table import TACTICS, ZONES, Table
+from battlejudge.cli.main import cli
+from battlejudge.proofs.battleline.certificate import CertificateFile, from_file_model
+from battlejudge.solver import battleline as bl
+
+EXAMPLES = Path(__file__).parents[1] / "examples"
+QUESTIONS = [json.loads(line) for line in (EXAMPLES / "claims.jsonl").read_text().splitlines()]
+ALL_CARDS = [bl.Card.parse(f"{c}{v}") for c in "ROYGBP" for v in range(1, 11)] + list(TACTICS)
+
+
+class Attributes(HTMLParser):
+    """Every attribute of a page, by name: ``found["data-verdict"]`` lists its values."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.found: dict[str, list[str]] = {}
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            self.found.setdefault(name, []).append(value or "")
+        for name, value in attrs:
+            if name in ("src", "href"):
+                self.found.setdefault(f"{tag}.{name}", []).append(value or "")
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[httpx.Client]:
+    with LiveServer() as live, httpx.Client(base_url=live.url, timeout=30) as c:
+        yield c
+
+
+def page_url(q: dict[str, Any]) -> str:
+    first = q.get("completed_first") or ""
+    return "/?" + urlencode(
+        {
+            "mine": ",".join(q["mine"]),
+            "theirs": ",".join(q.get("theirs", [])),
+            "seen": ",".join(q.get("seen", [])),
+            "mud": int(q.get("mud", False)),
+            "fog": int(q.get("fog", False)),
+            "first": first,
+        }
+    )
+
+
+def cli_claim(q: dict[str, Any]) -> tuple[int, str]:
+    args = ["claim", "--mine", " ".join(q["mine"]), "--theirs", " ".join(q.get("theirs", []))]
+    args += ["--seen", " ".join(q.get("seen", []))]
+    args += ["--mud"] * bool(q.get("mud")) + ["--fog"] * bool(q.get("fog"))
+    if q.get("completed_first"):
+        args += ["--completed-first", q["completed_first"]]
+    r = CliRunner().invoke(cli, [*args, "--json"])
+    return r.exit_code, r.output
+
+
+# -- the URL's table ------------------------------------------------------------------------
+@st.composite
+def tables(draw: st.DrawFn) -> Table:
+    cards = draw(st.lists(st.sampled_from(ALL_CARDS), unique=True, max_size=12))
+    zones = draw(st.lists(st.sampled_from(ZONES), min_size=len(cards), max_size=len(cards)))
+    placed = {z: tuple(c for c, cz in zip(cards, zones, strict=True) if cz == z) for z in ZONES}
+    return Table(
+        placed["mine"],
+        placed["theirs"],
+        placed["seen"],
+        draw(st.booleans()),
+        draw(st.booleans()),
+        draw(st.sampled_from(["", "mine", "theirs"])),
+        draw(st.sampled_from(ZONES)),
+    )
+
+
+def read_back(url: str) -> Table:
+    return Table.from_query(dict(parse_qsl(urlsplit(url).query, keep_blank_values=True)))
+
+
+@given(tables())
+def test_a_table_reads_back_from_its_url(t: Table) -> None:
+    assert read_back(t.url()) == t
+
+
+@given(tables(), st.sampled_from(ALL_CARDS))
+def test_tapping_a_card_twice_takes_it_back(t: Table, card: bl.Card) -> None:
+    t = replace(t, first="")  # (who completed first is dropped with their complete side)
+    tapped = t.tapped(card)
+    assert (t.zone_of(card) is None) == (tapped.zone_of(card) is not None)
+    if t.zone_of(card) is None:
+        assert tapped.tapped(card) == t
+
+
+def test_a_tap_goes_to_the_tap_zone_and_a_tactic_never_to_seen() -> None:
+    t = Table(zone="theirs").tapped(bl.Card.parse("B8"))
+    assert t.theirs == (bl.Card.parse("B8"),) and t.mine == ()
+    t = Table(zone="seen").tapped(bl.Card.parse("alexander"))
+    assert t.mine == (bl.Card.parse("alexander"),) and t.seen == ()
+
+
+def test_the_issue_url_is_read_as_written() -> None:
+    t = read_back("/?mine=R4,R5,R3&theirs=B8&seen=B7,B10&mud=0&fog=0&first=")
+    assert t.question() == bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10")
+    assert t.url() == "/?mine=R4,R5,R3&theirs=B8&seen=B7,B10&mud=0&fog=0&first="
+
+
+# -- answers agree with the command line ------------------------------------------------------
+@pytest.mark.parametrize("q", QUESTIONS, ids=[f"claims.jsonl:{i + 1}" for i in range(12)])
+def test_the_page_answers_as_the_command_line(client: httpx.Client, q: dict[str, Any]) -> None:
+    code, out = cli_claim(q)
+    r = client.get(page_url(q))
+    found = Attributes(r.text).found
+    if code == 2:  # bad input: the same one-line message, and no verdict
+        assert r.status_code == 422
+        assert "data-verdict" not in found
+        assert out.strip() == f"battlejudge: error: {found['data-problem'][0]}"
+        return
+    expected = json.loads(out)
+    assert r.status_code == 200
+    assert found["data-verdict"] == [expected["verdict"]]
+    if expected["verdict"] == "valid":
+        assert found["data-blocking"] == [" ".join(expected["blocking"])]
+        assert "data-witness" not in found
+    else:
+        assert found["data-witness"] == [" ".join(expected["witness"]["added"])]
+        assert "data-blocking" not in found
+    for sentence in expected["explanation"]:
+        assert sentence in r.text.replace("&#39;", "'")
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("/?mine=alexander,darius,R3", "mine has two Leaders (alexander darius)"),
+        ("/?mine=R4,R4,R3", "card R4 is given in mine twice"),
+        ("/?mine=R4,R5,R3&theirs=R4", "card R4 is given in theirs and in mine"),
+        ("/?mine=R4,R5,R11", "unknown card 'R11' in mine"),
+        ("/?mine=R4,R5,R3&mud=2", "mud must be 0 or 1, got '2'"),
+        ("/?mine=R4,R5", "mine has 2 card(s) (R4 R5); a claim needs a complete formation of 3"),
+    ],
+)
+def test_bad_input_is_refused_in_place(client: httpx.Client, url: str, message: str) -> None:
+    r = client.get(url)
+    found = Attributes(r.text).found
+    assert r.status_code == 422
+    assert "data-verdict" not in found
+    assert message in found["data-problem"][0]
+    assert 'id="card-R10"' in r.text  # the table is still there to fix it
+
+
+def test_an_empty_table_asks_for_cards(client: httpx.Client) -> None:
+    r = client.get("/")
+    assert r.status_code == 200
+    assert "data-verdict" not in r.text and "data-problem" not in r.text
+    assert r.text.count('class="card c-') == 64
+
+
+def test_htmx_gets_the_checker_alone(client: httpx.Client) -> None:
+    url = "/?mine=R4,R5,R3&theirs=B8&seen=B7,B10"
+    whole = client.get(url).text
+    part = client.get(url, headers={"HX-Request": "true"}).text
+    assert "<html" in whole and "<html" not in part
+    assert part.lstrip().startswith('<div id="checker"')
+    assert 'data-blocking="B7 B10"' in part
+
+
+def test_every_tap_link_leads_to_its_table(client: httpx.Client) -> None:
+    r = client.get("/?mine=R4,R5&zone=mine")
+    found = Attributes(r.text).found
+    links = [h for h in found["a.href"] if h.startswith("/?")]
+    assert "/?mine=R4,R5,R3&theirs=&seen=&mud=0&fog=0&first=" in links  # tap R3
+    assert "/?mine=R5&theirs=&seen=&mud=0&fog=0&first=" in links  # tap R4 again
+    assert "/?mine=R4,R5&theirs=&seen=&mud=1&fog=0&first=" in links  # the Mud switch
+
+
+def test_the_pages_load_nothing_from_elsewhere(client: httpx.Client) -> None:
+    found = Attributes(client.get("/?mine=R4,R5,R3").text).found
+    loaded = found.get("script.src", []) + found.get("link.href", [])
+    assert loaded and all(u.startswith("/static/") for u in loaded)
+    for u in loaded:
+        assert client.get(u).status_code == 200, u
+    assert client.get("/static/web/nothing.js").status_code == 404
+
+
+# -- certificates ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("query", "verdict"),
+    [("mine=R4,R5,R3&theirs=B8&seen=B7,B10", "valid"), ("mine=R4,R5,R3&theirs=B8", "invalid")],
+)
+def test_the_certificate_download_verifies(client: httpx.Client, query: str, verdict: str) -> None:
+    r = client.get(f"/web/certificate?{query}")
+    assert r.status_code == 200
+    assert r.headers["content-disposition"].startswith("attachment; filename=")
+    cert = from_file_model(CertificateFile.model_validate(r.json()))
+    assert cert.verdict == verdict and bl.verify(cert)
+    checked = client.post("/web/verify", files={"certificate": ("c.json", r.content)})
+    found = Attributes(checked.text).found
+    assert checked.status_code == 200 and found["data-verified"] == ["true"]
+    assert read_back(next(h for h in found["href"] if h.startswith("/?"))) == read_back(
+        f"/?{query}"
+    )
+
+
+def test_a_tampered_certificate_is_not_verified(client: httpx.Client) -> None:
+    data = client.get("/web/certificate?mine=R4,R5,R3&theirs=B8&seen=B7,B10").json()
+    data["blocking"] = ["B7"]
+    r = client.post("/web/verify", files={"certificate": ("c.json", json.dumps(data))})
+    assert Attributes(r.text).found["data-verified"] == ["false"]
+    r = client.post("/web/verify", files={"certificate": ("c.json", b"not json")})
+    assert r.status_code == 400 and Attributes(r.text).found["data-verified"] == ["error"]
+
+
+def test_a_certificate_of_bad_input_is_refused(client: httpx.Client) -> None:
+    r = client.get("/web/certificate?mine=R4,R4,R3")
+    assert r.status_code == 422
+    assert r.json() == {"error": "card R4 is given in mine twice; every card exists once"}
