@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from fastapi import FastAPI
-
 if TYPE_CHECKING:
+    from fastapi import FastAPI
+
     from battlejudge.apps.service import Adjudicator
 
 

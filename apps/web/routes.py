@@ -4,7 +4,8 @@ certificate drop zone, and the pages' static files.
 Every answer comes from the project's code, run the way the JSON API runs it: a question is
 checked by :class:`~battlejudge.solver.battleline.ClaimQuestion` (its one-line message is
 shown in place, status 422), decided, proved and DRAT-verified in a worker process of the
-service's fair queue within its limits (:mod:`.work`), logged to the proof log when the
+service's fair queue within its limits (:func:`battlejudge.apps.jobs.proved`, with its cache
+of verified proofs), logged to the proof log when the
 service keeps one, and drawn by the templates. A request from htmx (header ``HX-Request``)
 gets the checker's fragment only; any other gets the whole page, so a shared link and a
 browser without JavaScript see the same table.
@@ -26,7 +27,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from battlejudge.apps import jobs
 from battlejudge.apps.limits import CLIENT_KEY
-from battlejudge.apps.web import table, work
+from battlejudge.apps.web import table
 from battlejudge.proofs.battleline.certificate import to_file_model
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import BattlejudgeError, UndecidedError
@@ -108,11 +109,7 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
         and appended to the proof log when the service keeps one, as ``POST /v1/claims``."""
         j = judge()
         p, verified = await j.job(
-            _client(request),
-            work.check_claim,
-            q.to_json(),
-            conflict_limit,
-            what="deciding the claim",
+            _client(request), jobs.proved, q, conflict_limit, what="deciding the claim"
         )
         if j.keeps_log:
             await j.record([(p, {})])
