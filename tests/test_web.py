@@ -234,3 +234,100 @@ def test_a_certificate_of_bad_input_is_refused(client: httpx.Client) -> None:
     r = client.get("/web/certificate?mine=R4,R4,R3")
     assert r.status_code == 422
     assert r.json() == {"error": "card R4 is given in mine twice; every card exists once"}
+
+
+# -- the judge's audit -------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two self-play games with their signed proof log, its checkpoint and the key."""
+    folder = tmp_path_factory.mktemp("audit")
+    runner = CliRunner()
+    key = str(folder / "judge")
+    assert runner.invoke(cli, ["keys", "new", "--out", key]).exit_code == 0
+    args = ["selfplay", "--games", "2", "--bots", "heuristic,random", "--seed", "3"]
+    args += ["--out", str(folder / "games"), "--log", str(folder / "claims.log")]
+    r = runner.invoke(cli, [*args, "--key", f"{key}.key"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(
+        cli, ["log", "checkpoint", str(folder / "claims.log"), "--key", f"{key}.key", "--write"]
+    )
+    assert r.exit_code == 0, r.output
+    return folder
+
+
+def audit_upload(folder: Path, log: bytes | None = None) -> dict[str, Any]:
+    games = sorted((folder / "games").glob("*.blg"))
+    return {
+        "log": ("claims.log", log if log is not None else (folder / "claims.log").read_bytes()),
+        "checkpoint": ("claims.log.checkpoint", (folder / "claims.log.checkpoint").read_bytes()),
+        "pubkey": ("judge.pub", (folder / "judge.pub").read_bytes()),
+        "games": [(g.name, g.read_bytes()) for g in games],
+    }
+
+
+def post_audit(client: httpx.Client, upload: dict[str, Any]) -> httpx.Response:
+    files = [(k, v) for k, v in upload.items() if k != "games"]
+    files += [("games", g) for g in upload["games"]]
+    return client.post("/audit", files=files)
+
+
+def cli_audit(folder: Path, log: Path) -> dict[str, Any]:
+    args = ["audit", str(log), "--pubkey", str(folder / "judge.pub")]
+    r = CliRunner().invoke(cli, [*args, "--games", str(folder / "games"), "--json"])
+    report: dict[str, Any] = json.loads(r.stdout)
+    return report
+
+
+def page_report(html: str) -> dict[str, Any]:
+    from html import unescape
+
+    start = html.index('<pre class="json">') + len('<pre class="json">')
+    report: dict[str, Any] = json.loads(unescape(html[start : html.index("</pre>", start)]))
+    return report
+
+
+def test_the_audit_page_reports_as_the_command(client: httpx.Client, played: Path) -> None:
+    r = post_audit(client, audit_upload(played))
+    assert r.status_code == 200
+    expected = cli_audit(played, played / "claims.log")
+    assert expected["ok"] and expected["signatures"]["checked"]
+    assert page_report(r.text) == expected
+    found = Attributes(r.text).found
+    assert found["data-audit"] == ["ok"]
+    assert len(found["data-status"]) == expected["records"]
+    links = [h for h in found["href"] if h.startswith("/?")]
+    assert len(links) == expected["records"]  # every claim opens in the checker
+    for h in links[:3]:
+        assert client.get(h).status_code == 200
+
+
+def test_the_audit_page_names_the_first_problem(
+    client: httpx.Client, played: Path, tmp_path: Path
+) -> None:
+    lines = (played / "claims.log").read_bytes().splitlines(keepends=True)
+    record = json.loads(lines[2])
+    record["flag"] = 9 if record["flag"] != 9 else 8  # an edited record
+    lines[2] = json.dumps(record, separators=(",", ":"), sort_keys=True).encode() + b"\n"
+    edited = b"".join(lines)
+    (tmp_path / "claims.log").write_bytes(edited)
+    (tmp_path / "claims.log.checkpoint").write_bytes(
+        (played / "claims.log.checkpoint").read_bytes()
+    )
+    expected = cli_audit(played, tmp_path / "claims.log")
+    r = post_audit(client, audit_upload(played, edited))
+    assert r.status_code == 200
+    assert page_report(r.text) == expected and not expected["ok"]
+    found = Attributes(r.text).found
+    assert found["data-audit"] == ["problems"]
+    assert found["data-first-problem"] == [str(expected["problems"][0]["record"])]
+    assert "problem" in found["data-status"]
+
+
+def test_the_audit_refuses_what_is_not_a_log(client: httpx.Client, played: Path) -> None:
+    upload = audit_upload(played, b"hello\n")
+    r = post_audit(client, upload)
+    assert r.status_code == 422
+    assert Attributes(r.text).found["data-audit"] == ["error"]
+    assert "not a proof log" in r.text
+    r = client.post("/audit", files=[("pubkey", ("k.pub", b"x"))])
+    assert r.status_code == 422 and "no proof log was sent" in r.text

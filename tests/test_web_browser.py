@@ -278,3 +278,38 @@ def test_the_api_docs_work_offline(page: Page, server: LiveServer) -> None:
     page.wait_for_selector(".swagger-ui .info .title")
     assert "battlejudge" in page.inner_text(".swagger-ui .info .title")
     shot(page, "api-docs")
+
+
+def test_a_judge_audits_a_log_and_opens_a_claim(
+    page: Page, server: LiveServer, tmp_path: Path
+) -> None:
+    from click.testing import CliRunner
+
+    from battlejudge.cli.main import cli
+
+    runner = CliRunner()
+    assert runner.invoke(cli, ["keys", "new", "--out", str(tmp_path / "judge")]).exit_code == 0
+    args = ["selfplay", "--games", "2", "--bots", "heuristic,random", "--seed", "3"]
+    args += ["--out", str(tmp_path / "games"), "--log", str(tmp_path / "claims.log")]
+    assert runner.invoke(cli, [*args, "--key", str(tmp_path / "judge.key")]).exit_code == 0
+    page.goto(server.url + "/audit")
+    page.set_input_files("#audit-log", str(tmp_path / "claims.log"))
+    page.set_input_files("#audit-key", str(tmp_path / "judge.pub"))
+    page.set_input_files("#audit-games", sorted(str(g) for g in (tmp_path / "games").iterdir()))
+    page.click("#audit-run")
+    page.wait_for_selector("[data-audit]")
+    assert page.get_attribute("[data-audit]", "data-audit") == "ok"
+    assert "signatures good, every certificate verified" in page.inner_text(".audit-report")
+    rows = page.locator("table.records tbody tr")
+    total = rows.count()
+    assert total > 0
+    game = page.locator("#filter-game option").nth(1).inner_text()
+    page.select_option("#filter-game", game)
+    visible = page.locator("table.records tbody tr:visible")
+    assert 0 < visible.count() < total
+    assert all(visible.nth(i).get_attribute("data-game") == game for i in range(visible.count()))
+    shot(page, "audit")
+    verdict = visible.first.get_attribute("data-row-verdict")
+    visible.first.locator("a").click()
+    page.wait_for_selector("[data-verdict]")
+    assert page.get_attribute("[data-verdict]", "data-verdict") == verdict

@@ -1,5 +1,5 @@
 """The web pages' routes: the claim checker at ``/``, its certificate download and the
-certificate drop zone, and the pages' static files.
+certificate drop zone, the judge's audit at ``/audit``, and the pages' static files.
 
 Every answer comes from the project's code, run the way the JSON API runs it: a question is
 checked by :class:`~battlejudge.solver.battleline.ClaimQuestion` (its one-line message is
@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -27,10 +29,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from battlejudge.apps import jobs
 from battlejudge.apps.limits import CLIENT_KEY
-from battlejudge.apps.web import table
+from battlejudge.apps.web import audit_work, table
 from battlejudge.proofs.battleline.certificate import to_file_model
 from battlejudge.solver import battleline as bl
-from battlejudge.solver.errors import BattlejudgeError, UndecidedError
+from battlejudge.solver.errors import BattlejudgeError, InputError, UndecidedError
 
 if TYPE_CHECKING:
     from battlejudge.apps.service import Adjudicator
@@ -41,10 +43,14 @@ ASSETS: Final = {
     "htmx.min.js": "text/javascript",
     "web.js": "text/javascript",
     "web.css": "text/css",
+    "audit.js": "text/javascript",
 }
 """The pages' static files (served from the package: nothing comes from a CDN)."""
 MAX_UPLOAD: Final = 1 << 20
 """Largest uploaded file read (the service refuses bodies over 1 MiB before this)."""
+MAX_GAMES: Final = 64
+"""Game records one audit upload may carry."""
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 _logger = logging.getLogger(__name__)
 
 _env = jinja2.Environment(
@@ -97,6 +103,58 @@ def answer_view(p: bl.ProvedClaim, verified: bool) -> dict[str, Any]:
         "blocking_text": bl.format_cards(p.blocking),
         "witness": None if p.witness is None else p.witness.added,
         "witness_text": "" if p.witness is None else bl.format_cards(p.witness.added),
+    }
+
+
+def audit_view(
+    out: dict[str, Any], log_name: str, games: list[str], with_key: bool
+) -> dict[str, Any]:
+    """What the audit page shows: the report (``battlejudge audit --json``), its summary
+    line as the command prints it, the first problem, and the rows with a checker link for
+    each claim whose question reads."""
+    report = out["report"]
+    n = report["records"]
+    records = f"{n} record{'s' if n != 1 else ''}"
+    if report["ok"]:
+        signed = ", signatures good" if report["signatures"]["checked"] else ""
+        summary = f"{records}, chain intact{signed}, every certificate verified."
+    else:
+        k = len(report["problems"])
+        summary = f"{records}, {k} problem{'s' if k != 1 else ''}."
+    rows = []
+    for row in out["rows"]:
+        link = None
+        if row["kind"] == "claim" and isinstance(row["question"], dict):
+            try:
+                q = bl.ClaimQuestion.from_json(row["question"])
+            except ValueError:
+                pass
+            else:
+                t = table.Table(q.mine, q.theirs, q.seen, q.mud, q.fog, q.completed_first or "")
+                link = t.url()
+        rows.append({**row, "link": link})
+    sig = report["signatures"]
+    if sig["checked"]:
+        signatures = None
+    elif sig["signed"] == 0:
+        signatures = "No record is signed."
+    else:
+        signatures = (
+            f"Signatures NOT checked: {sig['signed']} of {n} records are signed; "
+            "give the public key to check them."
+        )
+    return {
+        "report": report,
+        "json": json.dumps(report, indent=1),
+        "summary": summary,
+        "first": report["problems"][0] if report["problems"] else None,
+        "rows": rows,
+        "games": sorted({str(r["game"]) for r in rows if r["game"] is not None}),
+        "flags": sorted({int(r["flag"]) for r in rows if isinstance(r["flag"], int)}),
+        "log_name": log_name,
+        "game_files": games,
+        "with_key": with_key,
+        "signatures": signatures,
     }
 
 
@@ -205,6 +263,68 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
                 q.mine, q.theirs, q.seen, q.mud, q.fog, q.completed_first or ""
             ).url()
         return render("_verify.html", 200, problem=None, name=name, result=out, link=link)
+
+    @router.get("/audit", response_class=HTMLResponse)
+    async def audit_form() -> Response:
+        """The judge's audit: a form to upload a proof log, optionally its checkpoint, a
+        public key and game records."""
+        return render("audit.html", page="audit", result=None, problem=None)
+
+    @router.post("/audit", response_class=HTMLResponse)
+    async def audit(request: Request) -> Response:
+        """The uploaded log audited as ``battlejudge audit --json [--pubkey] [--games]``
+        does, in a worker within the service's limits, drawn as a table (htmx gets the
+        result alone)."""
+        fragment = _is_fragment(request)
+        template = "_audit.html" if fragment else "audit.html"
+
+        def refused(status: int, message: str) -> Response:
+            return render(template, status, page="audit", result=None, problem=message)
+
+        form = await request.form(max_files=MAX_GAMES + 3, max_fields=8)
+        log = form.get("log")
+        if not isinstance(log, UploadFile) or not log.filename:
+            return refused(422, "no proof log was sent: choose the log file to audit")
+        games = [g for g in form.getlist("games") if isinstance(g, UploadFile) and g.filename]
+        key = form.get("pubkey")
+        has_key = isinstance(key, UploadFile) and bool(key.filename)
+        checkpoint = form.get("checkpoint")
+        with tempfile.TemporaryDirectory(prefix="battlejudge-audit-") as folder:
+            base = Path(folder)
+            (base / audit_work.LOG_NAME).write_bytes(await log.read(MAX_UPLOAD))
+            if isinstance(checkpoint, UploadFile) and checkpoint.filename:
+                note = await checkpoint.read(MAX_UPLOAD)
+                (base / f"{audit_work.LOG_NAME}.checkpoint").write_bytes(note)
+            if has_key and isinstance(key, UploadFile):
+                (base / audit_work.KEY_NAME).write_bytes(await key.read(MAX_UPLOAD))
+            if games:
+                (base / audit_work.GAMES_DIR).mkdir()
+                for i, g in enumerate(games):
+                    stem = _SAFE_NAME.sub("-", Path(g.filename or "").stem).strip(".-")
+                    name = f"{stem or f'game-{i + 1}'}.blg"
+                    target = base / audit_work.GAMES_DIR / name
+                    if target.exists():
+                        target = target.with_name(f"{stem}-{i + 1}.blg")
+                    target.write_bytes(await g.read(MAX_UPLOAD))
+            try:
+                out = await judge().job(
+                    _client(request),
+                    audit_work.audit_folder,
+                    folder,
+                    has_key,
+                    bool(games),
+                    what="auditing the log",
+                )
+            except UndecidedError as e:
+                return refused(503, f"the audit did not finish within the service's limits: {e}")
+            except (InputError, ValueError) as e:
+                return refused(422, str(e).replace(f"{folder}/", ""))
+            except OSError as e:
+                return refused(422, f"the upload cannot be read: {e.strerror}")
+            except BattlejudgeError as e:
+                return refused(503, f"the audit did not finish: {e}")
+        result = audit_view(out, log.filename, [g.filename or "" for g in games], has_key)
+        return render(template, page="audit", result=result, problem=None)
 
     @router.get("/static/web/{name}")
     async def asset(name: str) -> Response:
