@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import replace
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -18,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
-from web_server import LiveServer
+from web_server import Attributes, LiveServer
 
 from battlejudge.apps.web.table import TACTICS, ZONES, Table
 from battlejudge.cli.main import cli
@@ -28,22 +27,6 @@ from battlejudge.solver import battleline as bl
 EXAMPLES = Path(__file__).parents[1] / "examples"
 QUESTIONS = [json.loads(line) for line in (EXAMPLES / "claims.jsonl").read_text().splitlines()]
 ALL_CARDS = [bl.Card.parse(f"{c}{v}") for c in "ROYGBP" for v in range(1, 11)] + list(TACTICS)
-
-
-class Attributes(HTMLParser):
-    """Every attribute of a page, by name: ``found["data-verdict"]`` lists its values."""
-
-    def __init__(self, html: str) -> None:
-        super().__init__()
-        self.found: dict[str, list[str]] = {}
-        self.feed(html)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        for name, value in attrs:
-            self.found.setdefault(name, []).append(value or "")
-        for name, value in attrs:
-            if name in ("src", "href"):
-                self.found.setdefault(f"{tag}.{name}", []).append(value or "")
 
 
 @pytest.fixture(scope="module")

@@ -313,3 +313,42 @@ def test_a_judge_audits_a_log_and_opens_a_claim(
     visible.first.locator("a").click()
     page.wait_for_selector("[data-verdict]")
     assert page.get_attribute("[data-verdict]", "data-verdict") == verdict
+
+
+def test_a_game_steps_with_the_keys_and_a_flag_is_asked(page: Page, server: LiveServer) -> None:
+    page.goto(server.url + "/game")
+    page.click("text=games/every-tactic.blg")
+    page.wait_for_selector("[data-step]")
+    assert page.get_attribute("[data-step]", "data-step") == "1"
+    page.focus("body")
+    for _ in range(3):
+        swapped(page, lambda: page.keyboard.press("ArrowRight"))
+    assert page.get_attribute("[data-step]", "data-step") == "4"
+    swapped(page, lambda: page.keyboard.press("End"))
+    assert page.get_attribute(".status", "data-turn") == "59"
+    tap(page, "#hide-south")
+    assert "7 cards, hidden" in page.inner_text(
+        '[data-hand="south"]'
+    ) or "hidden" in page.inner_text('[data-hand="south"]')
+    tap(page, "#theme-nine-circles")
+    assert "Circle 1" in page.inner_text(".flags")
+    assert "Circle" in page.inner_text(".flags")
+    page.goto(server.url + "/game?src=ex:positions/wedge-beats-blue-8.json&theme=nine-circles")
+    tap(page, "#ask-1-north")
+    assert page.get_attribute("[data-verdict]", "data-verdict") == "valid"
+    assert page.get_attribute("[data-blocking]", "data-blocking") == "B7 B10"
+    assert "Can north claim circle 1?" in page.inner_text(".asked-panel")
+    shot(page, "game-asked-nine-circles")
+    page.click("text=Open this question in the claim checker")
+    page.wait_for_selector("#checker [data-verdict]")
+    assert page.get_attribute("[data-verdict]", "data-verdict") == "valid"
+
+
+def test_a_game_on_a_phone(browser: Browser, server: LiveServer) -> None:
+    context = browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True)
+    page = context.new_page()
+    page.goto(server.url + "/game?src=ex:games/every-tactic.blg&step=40&flag=2&player=north")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, f"the viewer is {width} px wide on a 360 px phone"
+    shot(page, "game-phone-360")
+    context.close()

@@ -1,6 +1,6 @@
-"""A live service for the web table's tests: ``create_app`` served by uvicorn in a thread on
+"""Helpers of the web table's tests: a live service, ``create_app`` served by uvicorn in a thread on
 127.0.0.1 and a free port, its worker processes forked from multiprocessing's forkserver (as
-in ``battlejudge serve``)."""
+in ``battlejudge serve``), and the attributes of a page."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import multiprocessing
 import socket
 import threading
 import time
+from html.parser import HTMLParser
 
 import uvicorn
 
@@ -42,3 +43,19 @@ class LiveServer:
         self.server.should_exit = True
         self.thread.join(20)
         self.sock.close()
+
+
+class Attributes(HTMLParser):
+    """Every attribute of a page, by name: ``found["data-verdict"]`` lists its values."""
+
+    def __init__(self, html: str) -> None:
+        super().__init__()
+        self.found: dict[str, list[str]] = {}
+        self.feed(html)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            self.found.setdefault(name, []).append(value or "")
+        for name, value in attrs:
+            if name in ("src", "href"):
+                self.found.setdefault(f"{tag}.{name}", []).append(value or "")

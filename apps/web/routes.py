@@ -60,6 +60,7 @@ _env = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+_env.globals["cell"] = table.cell
 
 
 def render(template: str, status: int = 200, /, **context: Any) -> HTMLResponse:
@@ -69,12 +70,14 @@ def render(template: str, status: int = 200, /, **context: Any) -> HTMLResponse:
     return HTMLResponse(html, status, headers={"Vary": "HX-Request"})
 
 
-def _client(request: Request) -> str:
+def client(request: Request) -> str:
+    """Who asks, for the fair queue: the API key's name, or the address without keys."""
     name: str = request.scope.get(CLIENT_KEY, "local")
     return name
 
 
-def _is_fragment(request: Request) -> bool:
+def is_fragment(request: Request) -> bool:
+    """Whether htmx asked (a fragment will do) rather than the browser (the whole page)."""
     h = request.headers
     return h.get("HX-Request") == "true" and h.get("HX-History-Restore-Request") != "true"
 
@@ -167,7 +170,7 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
         and appended to the proof log when the service keeps one, as ``POST /v1/claims``."""
         j = judge()
         p, verified = await j.job(
-            _client(request), jobs.proved, q, conflict_limit, what="deciding the claim"
+            client(request), jobs.proved, q, conflict_limit, what="deciding the claim"
         )
         if j.keeps_log:
             await j.record([(p, {})])
@@ -199,15 +202,16 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
             "t": t,
             "grid": table.grid(t),
             "tactics": table.tactics(t),
-            "cell": table.cell,
             "zones": table.ZONES,
             "zone_names": table.ZONE_NAMES,
             "problem": problem,
             "answer": answer,
             "blocking": highlight,
             "added": added,
+            "hint": f"Tap {t.size} cards for your side (My cards), then theirs and any seen "
+            "elsewhere. The answer appears as soon as your side is complete.",
         }
-        name = "_checker.html" if _is_fragment(request) else "checker.html"
+        name = "_checker.html" if is_fragment(request) else "checker.html"
         return render(name, status, **context)
 
     @router.get("/web/certificate")
@@ -245,7 +249,7 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
         name = upload.filename or "the file"
         try:
             status, data = await judge().job(
-                _client(request),
+                client(request),
                 jobs.answer_verify,
                 body,
                 False,
@@ -275,7 +279,7 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
         """The uploaded log audited as ``battlejudge audit --json [--pubkey] [--games]``
         does, in a worker within the service's limits, drawn as a table (htmx gets the
         result alone)."""
-        fragment = _is_fragment(request)
+        fragment = is_fragment(request)
         template = "_audit.html" if fragment else "audit.html"
 
         def refused(status: int, message: str) -> Response:
@@ -308,7 +312,7 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
                     target.write_bytes(await g.read(MAX_UPLOAD))
             try:
                 out = await judge().job(
-                    _client(request),
+                    client(request),
                     audit_work.audit_folder,
                     folder,
                     has_key,
@@ -325,6 +329,10 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
                 return refused(503, f"the audit did not finish: {e}")
         result = audit_view(out, log.filename, [g.filename or "" for g in games], has_key)
         return render(template, page="audit", result=result, problem=None)
+
+    from battlejudge.apps.web.game_routes import add_game_routes
+
+    add_game_routes(router, judge, conflict_limit)
 
     @router.get("/static/web/{name}")
     async def asset(name: str) -> Response:

@@ -42,3 +42,16 @@ function dropZone(form) {
 document.addEventListener("DOMContentLoaded", function () {
   document.querySelectorAll(".dropzone").forEach(dropZone);
 });
+
+// The table viewer: arrow keys step through the turns, Home and End go to the first and
+// the last (unless a form field or the card grid has the focus).
+document.addEventListener("keydown", function (event) {
+  if (!document.querySelector("#game .steps")) return;
+  const here = event.target;
+  if (here instanceof HTMLElement && here.closest("input, select, textarea, .grid")) return;
+  if (event.altKey || event.ctrlKey || event.metaKey) return;
+  const button = { ArrowLeft: "#step-prev", ArrowRight: "#step-next", Home: "#step-first", End: "#step-last" }[event.key];
+  if (!button) return;
+  const link = document.querySelector(button);
+  if (link) { link.click(); event.preventDefault(); }
+});
