@@ -352,3 +352,26 @@ def test_a_game_on_a_phone(browser: Browser, server: LiveServer) -> None:
     assert width <= 360, f"the viewer is {width} px wide on a 360 px phone"
     shot(page, "game-phone-360")
     context.close()
+
+
+def test_playing_against_a_bot_in_the_browser(page: Page, server: LiveServer) -> None:
+    page.goto(server.url + "/play")
+    page.check("input[name=opponent][value=heuristic]")
+    page.fill("input[name=seed]", "21")
+    page.click("#play-start")
+    page.wait_for_selector('[data-mine="true"]')
+    hand = page.locator(".hand.mine a.card")
+    assert hand.count() == 7
+    swapped(page, lambda: hand.first.click())
+    targets = page.locator('.flag[data-target="true"]')
+    assert targets.count() == 9  # an empty table: every flag takes a troop
+    shot(page, "play-card-picked")
+    swapped(page, lambda: page.locator('.flag[data-flag="5"] .target-move').click())
+    assert page.locator('.flag[data-flag="5"] .side.north .card').count() == 1
+    draw = page.locator("button.move", has_text="draw troop")
+    swapped(page, lambda: draw.click())
+    page.wait_for_selector('[data-mine="true"]')  # the bot has moved
+    assert page.get_attribute(".status", "data-turn") == "3"
+    page.reload()  # the table lives on the server
+    assert page.locator('.flag[data-flag="5"] .side.north .card').count() == 1
+    assert page.get_attribute(".status", "data-turn") == "3"

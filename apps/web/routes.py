@@ -331,8 +331,10 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
         return render(template, page="audit", result=result, problem=None)
 
     from battlejudge.apps.web.game_routes import add_game_routes
+    from battlejudge.apps.web.play_routes import add_play_routes
 
     add_game_routes(router, judge, conflict_limit)
+    add_play_routes(router, judge)
 
     @router.get("/static/web/{name}")
     async def asset(name: str) -> Response:
