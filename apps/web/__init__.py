@@ -1,10 +1,13 @@
 """The web table, served by ``battlejudge serve`` beside the JSON API (docs/web.md).
 
 Pages: the claim checker at ``/`` (the question in the URL; the answer, the certificate to
-download and a drop zone to verify one). Everything the pages load comes from this package
-(``static/``: htmx, vendored from the npm registry, and the pages' own style and script), so
-they work offline. The pages hold no model of the rules: every answer is the server's, from
-the project's own code (:mod:`.routes`).
+download and a drop zone to verify one; :mod:`.routes`), the table viewer at ``/game``
+(:mod:`.game_routes`), play at ``/play`` (:mod:`.play_routes`) and the judge's audit at
+``/audit``. Work that takes time runs in the service's worker processes, in modules free of
+the web stack (:mod:`.game_work`, :mod:`.play_work`, :mod:`.audit_work`). Everything the
+pages load comes from this package (``static/``: htmx, vendored from the npm registry, and
+the pages' own style and scripts), so they work offline. The pages hold no model of the
+rules: every answer is the server's, from the project's own code.
 """
 
 from __future__ import annotations

@@ -76,10 +76,11 @@ def add_play_routes(router: APIRouter, judge: Callable[[], Adjudicator]) -> None
                     table.game = await judge().job(
                         who, play_work.bot_move, table.game, what="the bot's move"
                     )
-                except BattlejudgeError as e:
-                    table.error = f"the bot could not move: {e}"
+                except Exception as e:  # a limit ran out, or the service is stopping
+                    table.error = f"the bot could not move: {e} (reload the page to try again)"
                     _logger.warning("table %s: %s", table.id, e)
                     return
+        table.error = None
 
     def start_bots(table: Table, who: str) -> None:
         if table.runner is None or table.runner.done():
@@ -145,6 +146,9 @@ def add_play_routes(router: APIRouter, judge: Callable[[], Adjudicator]) -> None
     async def table_page(request: Request, table_id: str) -> Response:
         """The table as ``seat`` sees it; ``pick`` a card of the hand to see its moves."""
         table = find(table_id)
+        if table is not None and table.error is not None:  # a reload retries the bot
+            table.error = None
+            start_bots(table, client(request))
         pick = request.query_params.get("pick", "")
         return show(request, table, _seat(request.query_params.get("seat", "")),
                     pick=int(pick) if pick.isdigit() else None)  # fmt: skip
@@ -158,9 +162,9 @@ def add_play_routes(router: APIRouter, judge: Callable[[], Adjudicator]) -> None
         seat = _seat(str(form.get("seat", "")))
         if table is None or seat is None:
             return show(request, table, seat)
-        if str(form.get("version", "")) != str(len(table.game.moves)):
-            return show(request, table, seat, problem="the table moved on: here it is now")
         async with table.lock:
+            if str(form.get("version", "")) != str(len(table.game.moves)):
+                return show(request, table, seat, problem="the table moved on: here it is now")
             try:
                 table.game = await judge().job(
                     client(request),
