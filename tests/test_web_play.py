@@ -114,3 +114,21 @@ def test_bad_play_input_is_refused(client: httpx.Client) -> None:
     assert client.get("/play/nothing?seat=north").status_code == 404
     url = start(client, seat="north", opponent="random", seed="3")
     assert client.get(url.split("?")[0]).status_code == 422  # no seat
+
+
+def test_a_seat_never_sees_the_other_hand(client: httpx.Client) -> None:
+    from battlejudge.apps.web.game_routes import face
+    from battlejudge.apps.web.play_routes import _tables
+
+    url = start(client, seat="north", opponent="friend", seed="8")
+    table = _tables[url.split("/")[2].split("?")[0]]
+    deadline = time.monotonic() + 30
+    while not table.game.waiting_for_human():  # the deal is dealt in the background
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    for seat, other in (("north", 1), ("south", 0)):
+        page = client.get(url.replace("seat=north", f"seat={seat}")).text
+        labels = set(Attributes(page).found["aria-label"])
+        hidden = {face(c, "battleline")["label"] for c in table.game.state.hands[other]}
+        assert hidden and not labels & hidden
+        assert "Last moves" not in page  # only decisions are listed, never the deal
