@@ -14,6 +14,8 @@ import pytest
 from web_server import Attributes, LiveServer
 
 from battlejudge.engines.battleline.record import GameRecord, replay
+from battlejudge.proofs.battleline.certificate import CertificateFile, from_file_model
+from battlejudge.solver import battleline as bl
 
 
 @pytest.fixture(scope="module")
@@ -83,6 +85,11 @@ def test_a_whole_game_against_the_random_bot(client: httpx.Client) -> None:
     assert result == winner
     proofs = Attributes(page.text).found.get("data-proof-verified", [])
     assert proofs == ["true"] * len(report.state.claims)
+    certificates = [h for h in Attributes(page.text).found["href"] if h.startswith("/web/cert")]
+    assert len(certificates) == len(report.state.claims) > 0
+    cert = client.get(certificates[0]).json()
+    assert cert["verdict"] == "valid"  # a claim the engine allowed is a valid one
+    assert bl.verify(from_file_model(CertificateFile.model_validate(cert)))
 
 
 def test_a_friend_takes_the_other_seat(client: httpx.Client) -> None:

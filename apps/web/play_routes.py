@@ -26,6 +26,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from battlejudge.apps.web import play_work
+from battlejudge.apps.web import table as table_mod
 from battlejudge.apps.web.game_routes import face
 from battlejudge.apps.web.routes import answer_view, client, is_fragment, render
 from battlejudge.engines.battleline.actions import CLAIM
@@ -206,6 +207,10 @@ def add_play_routes(router: APIRouter, judge: Callable[[], Adjudicator]) -> None
         )
 
 
+def _question_table(q: Any) -> table_mod.Table:
+    return table_mod.Table(q.mine, q.theirs, q.seen, q.mud, q.fog, q.completed_first or "")
+
+
 def play_view(table: Table, seat: int, pick: int | None) -> dict[str, Any]:
     """What ``seat`` sees: the flags, the own hand, the opponent's hand size, the legal
     moves (those of the picked card apart, with the flags they reach), the claims with
@@ -236,6 +241,7 @@ def play_view(table: Table, seat: int, pick: int | None) -> dict[str, Any]:
             "player": PLAYERS[c.player],
             "flag": c.flag + 1,
             "answer": answer_view(c.proof, g.verified[i] if i < len(g.verified) else False),
+            "question": _question_table(c.proof.question).query_string(zone=False),
         }
         for i, c in enumerate(state.claims)
     ]
