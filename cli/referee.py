@@ -314,7 +314,7 @@ def serve(
     key: str | None,
     log_optional: bool,
 ) -> None:
-    """Serve certified claims over HTTP (JSON API; Swagger UI at /docs).
+    """Serve certified claims over HTTP (JSON API; Swagger UI at /docs; web table at /).
 
     POST /v1/claims, /v1/claims:batch, /v1/verify, /v1/positions/claim; GET /healthz,
     /v1/log/checkpoint, /v1/log/proof/SEQ. With --log, each answer logged carries its

@@ -24,7 +24,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.datastructures import UploadFile
 
 from battlejudge.apps.web import game_work, table
-from battlejudge.apps.web.routes import answer_view, client, is_fragment, render
+from battlejudge.apps.web.routes import LONG_WORK, answer_view, client, is_fragment, render
 from battlejudge.engines.battleline.cards import FLAG_WORD, THEMES, display_name
 from battlejudge.engines.battleline.state import FLAGS, PLAYERS
 from battlejudge.solver import battleline as bl
@@ -134,6 +134,7 @@ def add_game_routes(
                 ask,
                 conflict_limit,
                 what="replaying the game",
+                scale=LONG_WORK,
             )
         except UndecidedError as e:
             return render(template, 503, **{**context, "problem": f"undecided: {e}"})

@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 
 BOTS: Final = ("random", "heuristic", "search")
 """The bots offered (the registry's Battle Line bots)."""
+BOT_WORK: Final = 5.0
+"""How many times the service's time limit one bot decision may take (the search bot thinks
+for a second of wall time, longer on a busy machine)."""
 TABLES: Final = 64
 """Tables kept in memory (the least recently used goes first)."""
 _logger = logging.getLogger(__name__)
@@ -75,7 +78,7 @@ def add_play_routes(router: APIRouter, judge: Callable[[], Adjudicator]) -> None
             async with table.lock:
                 try:
                     table.game = await judge().job(
-                        who, play_work.bot_move, table.game, what="the bot's move"
+                        who, play_work.bot_move, table.game, what="the bot's move", scale=BOT_WORK
                     )
                 except Exception as e:  # a limit ran out, or the service is stopping
                     table.error = f"the bot could not move: {e} (reload the page to try again)"

@@ -48,6 +48,9 @@ ASSETS: Final = {
 """The pages' static files (served from the package: nothing comes from a CDN)."""
 MAX_UPLOAD: Final = 1 << 20
 """Largest uploaded file read (the service refuses bodies over 1 MiB before this)."""
+LONG_WORK: Final = 15.0
+"""How many times the service's time limit a page's work made of many questions may take
+(an audit re-verifies every certificate of a log; a record's replay re-proves its claims)."""
 MAX_GAMES: Final = 64
 """Game records one audit upload may carry."""
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -318,6 +321,7 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
                     has_key,
                     bool(games),
                     what="auditing the log",
+                    scale=LONG_WORK,
                 )
             except UndecidedError as e:
                 return refused(503, f"the audit did not finish within the service's limits: {e}")
