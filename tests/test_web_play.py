@@ -98,7 +98,7 @@ def test_a_friend_takes_the_other_seat(client: httpx.Client) -> None:
     south = Attributes(client.get(url).text).found
     assert south["data-mine"] == ["false"]  # north moves first
     north_url = f"{table}?seat=north"
-    page = client.get(north_url).text
+    page = until_mine(client, north_url).text  # once the deal is dealt
     assert f'href="{table}?seat=north"' in client.get(url).text  # the friend's link
     assert "Circle 1" in page
     move, version = moves_offered(client, north_url, page)[0]
