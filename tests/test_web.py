@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import httpx
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from web_server import Attributes, LiveServer
 
@@ -314,3 +314,35 @@ def test_the_audit_refuses_what_is_not_a_log(client: httpx.Client, played: Path)
     assert "not a proof log" in r.text
     r = client.post("/audit", files=[("pubkey", ("k.pub", b"x"))])
     assert r.status_code == 422 and "no proof log was sent" in r.text
+
+
+@st.composite
+def questions(draw: st.DrawFn) -> bl.ClaimQuestion:
+    """Questions a player could tap in: three cards of mine (troops and at most one morale
+    tactic), up to three of theirs, up to six troops seen elsewhere, Mud and Fog off."""
+    troops = [c for c in ALL_CARDS if c.is_troop]
+    cards = draw(st.lists(st.sampled_from(troops), unique=True, min_size=3, max_size=12))
+    n_theirs = draw(st.integers(0, min(3, len(cards) - 3)))
+    mine, theirs, seen = cards[:3], cards[3 : 3 + n_theirs], cards[3 + n_theirs :]
+    if draw(st.booleans()):
+        mine[0] = draw(st.sampled_from(TACTICS))
+    first = None
+    if len(theirs) == 3:
+        first = draw(st.sampled_from(["mine", "theirs"]))
+    return bl.ClaimQuestion(mine=mine, theirs=theirs, seen=seen, completed_first=first)
+
+
+@settings(max_examples=30)
+@given(q=questions())
+def test_any_tapped_question_shows_its_proved_answer(
+    client: httpx.Client, q: bl.ClaimQuestion
+) -> None:
+    t = Table(q.mine, q.theirs, q.seen, q.mud, q.fog, q.completed_first or "")
+    found = Attributes(client.get(t.url(), headers={"HX-Request": "true"}).text).found
+    p = bl.prove(q)
+    assert found["data-verdict"] == [p.verdict]
+    if p.valid:
+        assert found["data-blocking"] == [bl.format_cards(p.blocking)]
+    else:
+        assert p.witness is not None
+        assert found["data-witness"] == [bl.format_cards(p.witness.added)]
