@@ -199,14 +199,18 @@ class Adjudicator:
         if self.log is not None:
             self.log.close()
 
-    async def job(self, client: str, fn: Callable[..., T], *args: Any, what: str) -> T:
+    async def job(
+        self, client: str, fn: Callable[..., T], *args: Any, what: str, scale: float = 1.0
+    ) -> T:
         """``fn(*args)`` as a job of ``client``: in its turn (:mod:`.scheduler`), in a
-        worker, within the time and memory limits (:class:`UndecidedError` past them)."""
+        worker, within the time and memory limits (:class:`UndecidedError` past them);
+        ``scale`` times the time limit for work made of many questions (a web audit)."""
         cfg = self.config
+        limit = cfg.time_limit * scale
 
         async def work(busy: bool) -> T:
             return await (self.bulk if busy else self.pool).run(
-                fn, *args, time_limit=cfg.time_limit, memory_limit=cfg.memory_limit, what=what
+                fn, *args, time_limit=limit, memory_limit=cfg.memory_limit, what=what
             )
 
         return await self.queue.run(client, work)
@@ -625,6 +629,9 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             return _json_response(404, {"error": str(e)})
         return _json_response(200, proof)
 
+    from battlejudge.apps import web
+
+    web.mount(app, judge, cfg.conflict_limit)  # the web table's pages (docs/web.md)
     _add_file_schemas(app)
     return app
 

@@ -109,7 +109,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "serve": (
         "referee",
         "serve",
-        "Serve certified claims over HTTP (JSON API; Swagger UI at /docs).",
+        "Serve certified claims over HTTP (JSON API; Swagger UI at /docs; web table at /).",
     ),
     "api-keys": (
         "referee",

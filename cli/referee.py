@@ -314,12 +314,14 @@ def serve(
     key: str | None,
     log_optional: bool,
 ) -> None:
-    """Serve certified claims over HTTP (JSON API; Swagger UI at /docs).
+    """Serve certified claims over HTTP (JSON API; Swagger UI at /docs; web table at /).
 
     POST /v1/claims, /v1/claims:batch, /v1/verify, /v1/positions/claim; GET /healthz,
     /v1/log/checkpoint, /v1/log/proof/SEQ. With --log, each answer logged carries its
     record's log_seq; several services may share one postgresql:// log.
     Without --api-keys only a loopback --host is served, unless --insecure-no-auth.
+    Web pages (docs/web.md): the claim checker at /, the table viewer at /game, play at
+    /play, the judge's audit at /audit.
     """
     from battlejudge.apps.api_keys import load_keys
     from battlejudge.apps.service import ServiceConfig, is_loopback

@@ -1,0 +1,73 @@
+"""The judge's audit as the web page runs it in a worker process (module-level, so it
+pickles; free of the web stack, so a worker imports only the audit and the rules).
+
+The report is :func:`battlejudge.proofs.audit.audit_records`'s, the one ``battlejudge audit
+--json`` prints (its ``to_json``), with ``--games`` done by
+:func:`battlejudge.apps.audit_games.check_games` as the command does; this adds one row a
+record for the page's table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+from battlejudge.apps.audit_games import check_games
+from battlejudge.proofs.audit import audit_records
+from battlejudge.proofs.keys import load_public_key
+from battlejudge.proofs.log import LogRecord, Problem
+from battlejudge.proofs.store import read_store
+
+LOG_NAME: Final = "claims.log"
+"""The uploaded log's name in the audit's folder (its checkpoint: ``claims.log.checkpoint``)."""
+KEY_NAME: Final = "key.pub"
+GAMES_DIR: Final = "games"
+
+
+def audit_folder(folder: str, with_key: bool, with_games: bool) -> dict[str, Any]:
+    """Audit ``folder``/claims.log (and its checkpoint when there), with the public key
+    ``key.pub`` when ``with_key`` and against the ``games/*.blg`` records when
+    ``with_games``: ``{"report": the JSON of battlejudge audit --json, "rows": [...]}``,
+    a row a record (its place, game, turn, player, flag, verdict, question, and its first
+    problem or None). Raises ``OSError`` or :class:`InputError` for a file that is not a
+    proof log or a key, as the command exits 2 for them."""
+    base = Path(folder)
+    key = load_public_key(base / KEY_NAME) if with_key else None
+    stored = read_store(base / LOG_NAME)
+    checks = []
+    if with_games:
+        games = base / GAMES_DIR
+
+        def against_games(records: Any) -> list[Problem]:
+            return [Problem(p.record, p.kind, p.detail) for p in check_games(list(records), games)]
+
+        checks.append(against_games)
+    report = audit_records(
+        stored.records,
+        stored.problems,
+        pubkey=key,
+        checks=checks,
+        checkpoint=stored.checkpoint,
+        lines=stored.lines,
+    )
+    first: dict[int, Problem] = {}
+    for p in report.problems:
+        first.setdefault(p.record, p)
+    rows = [_row(r, first.get(r.index)) for r in report.records]
+    return {"report": report.to_json(), "rows": rows}
+
+
+def _row(r: LogRecord, problem: Problem | None) -> dict[str, Any]:
+    data = r.data
+    return {
+        "record": r.index,
+        "seq": data.get("seq"),
+        "kind": r.kind,
+        "game": data.get("game"),
+        "turn": data.get("turn"),
+        "player": data.get("player"),
+        "flag": data.get("flag"),
+        "verdict": data.get("verdict"),
+        "question": data.get("question"),
+        "problem": None if problem is None else problem.to_json(),
+    }
