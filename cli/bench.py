@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -449,6 +451,43 @@ def _free_port() -> int:
         return port
 
 
+@contextlib.contextmanager
+def _running_service(workers: int) -> Iterator[int]:
+    """``battlejudge serve`` in a child process on a free loopback port, once it answers
+    ``/healthz``; yields the port, and stops the server after."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    port = _free_port()
+    server = subprocess.Popen(
+        [
+            *(sys.executable, "-c", "from battlejudge.cli.main import main; main()", "serve"),
+            *("--port", str(port), "--workers", str(workers)),
+        ],
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise click.ClickException("the server did not start") from None
+                time.sleep(0.1)
+        yield port
+    finally:
+        server.terminate()
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
@@ -506,10 +545,7 @@ def bench_serve(
     import json
     import multiprocessing
     import random
-    import subprocess
-    import sys
     import time
-    import urllib.request
 
     from battlejudge.solver import battleline as bl
 
@@ -531,25 +567,8 @@ def bench_serve(
         p = bl.prove(q)
         fresh_expected.append((p.verdict, [str(c) for c in p.blocking]))
 
-    port = _free_port()
-    server = subprocess.Popen(
-        [
-            *(sys.executable, "-c", "from battlejudge.cli.main import main; main()", "serve"),
-            *("--port", str(port), "--workers", str(workers)),
-        ],
-        stderr=subprocess.DEVNULL,
-    )
     runs = []
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise click.ClickException("the server did not start") from None
-                time.sleep(0.1)
+    with _running_service(workers) as port:
         rng = random.Random(seed)
         ctx = multiprocessing.get_context("spawn")
         for share, asked, answers_of in (
@@ -605,13 +624,6 @@ def bench_serve(
                     "p99_ms": _percentile(good_lat, 0.99) * 1e3,
                 }
             )
-    finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
     targets = {
         f"{_run_name(r)}: >= 1000 claims/s, p99 <= 50 ms, all right": (
             r["claims_per_s"] >= 1000
@@ -851,3 +863,129 @@ def bench_startup(runs: int, as_json: bool) -> None:
             f"  {r['name']:<24}{r['median_s']:>10.3f}{r['max_s']:>9.3f}"
             f"{r['ratio_to_eager_import']:>9.2f}x  {target}"
         )
+
+
+@bench.command("web")
+@click.option("--questions", "count", default=40, show_default=True, type=click.IntRange(5))
+@click.option("--seed", default=1, show_default=True)
+@click.option("--chromium", default=None, help="Path of Chromium (default: found on PATH).")
+@click.option("--json", "as_json", is_flag=True)
+def bench_web(count: int, seed: int, chromium: str | None, as_json: bool) -> None:
+    """The claim checker in a real browser: for each question, the page with all but the
+    claimant's last troop in place, then the tap on that troop, timed in the page from the
+    click to the swapped-in answer (the system's Chromium driven by Playwright, against
+    `battlejudge serve` on loopback with 2 workers); beside the same question asked of
+    `POST /v1/claims` from Python in the same run. Target: the answer within 100 ms of the
+    tap (p90)."""
+    import json
+    import random
+    import shutil
+    import urllib.parse
+    import urllib.request
+
+    from battlejudge.solver import battleline as bl
+
+    path = chromium or next((p for p in ("chromium", "chromium-browser") if shutil.which(p)), None)
+    if path is None or shutil.which(path) is None:
+        fail("bench web needs Chromium (apt-get install chromium), or --chromium PATH")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        fail("bench web needs Playwright: pip install playwright (the test extra has it)")
+    # Questions of every split (3-card, Mud, wild cards; valid and invalid), each asked once:
+    # the even ones of the page, the odd ones of the API, so neither finds the other's proof
+    # in the workers' cache.
+    pool = [q for _, q in claim_bench.split_suite(seed, count) if any(c.is_troop for c in q.mine)]
+    random.Random(seed).shuffle(pool)
+    suite, api_suite = pool[0 : 2 * count : 2], pool[1 : 2 * count : 2]
+    page_ms: list[float] = []
+    api_ms: list[float] = []
+    verdicts = {"valid": 0, "invalid": 0}
+    with _running_service(2) as port, sync_playwright() as pw:
+        url = f"http://127.0.0.1:{port}"
+        browser = pw.chromium.launch(executable_path=shutil.which(path), args=_CHROMIUM_ARGS)
+        page = browser.new_page()
+        for q in suite:
+            last = [c for c in q.mine if c.is_troop][-1]
+            mine = [str(c) for c in q.mine if c != last]
+            query = {
+                "mine": ",".join(mine),
+                "theirs": ",".join(map(str, q.theirs)),
+                "seen": ",".join(map(str, q.seen)),
+                "mud": "1" if q.mud else "0",
+                "fog": "1" if q.fog else "0",
+                "zone": "mine",
+            }
+            page.goto(f"{url}/?{urllib.parse.urlencode(query)}")
+            page.evaluate(_TIME_THE_SWAP)
+            page.click(f"#card-{last}")
+            page.wait_for_function("window.swapMs !== null")
+            page_ms.append(float(page.evaluate("window.swapMs")))
+            got = page.get_attribute("[data-verdict]", "data-verdict")
+            want = bl.decide(q).status
+            if got != want:
+                raise click.ClickException(f"the page said {got} for {q!r}, the solver {want}")
+            verdicts[want] += 1
+        for q in api_suite:
+            body = json.dumps(q.to_json()).encode()
+            request = urllib.request.Request(
+                f"{url}/v1/claims", body, {"Content-Type": "application/json"}
+            )
+            start = time.perf_counter()
+            with urllib.request.urlopen(request, timeout=30) as r:
+                r.read()
+            api_ms.append((time.perf_counter() - start) * 1e3)
+        browser.close()
+    figures = {
+        "questions": len(suite),
+        "verdicts": verdicts,
+        "tap_to_answer_ms": {
+            "p50": _percentile(page_ms, 0.5),
+            "p90": _percentile(page_ms, 0.9),
+            "max": max(page_ms),
+        },
+        "api_ms": {"p50": _percentile(api_ms, 0.5), "p90": _percentile(api_ms, 0.9)},
+        "target_met": _percentile(page_ms, 0.9) <= 100,
+    }
+    if as_json:
+        emit_json(figures)
+        return
+    t, a = figures["tap_to_answer_ms"], figures["api_ms"]
+    click.echo(
+        f"bench web: {len(suite)} questions on the page ({verdicts['valid']} valid, "
+        f"{verdicts['invalid']} invalid), seed {seed}, Chromium {path}"
+    )
+    click.echo(
+        f"  tap to answer on the page: p50 {t['p50']:.0f} ms, p90 {t['p90']:.0f} ms, "
+        f"max {t['max']:.0f} ms"
+    )
+    click.echo(
+        f"  baseline POST /v1/claims from Python ({len(api_suite)} other questions of the "
+        f"same splits, same run): p50 {a['p50']:.0f} ms, "
+        f"p90 {a['p90']:.0f} ms; ratio {t['p50'] / a['p50']:.1f}x at the median"
+    )
+    click.echo(
+        f"  target answer within 100 ms of the tap (p90): "
+        f"{'met' if figures['target_met'] else 'MISSED'}"
+    )
+
+
+_CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+"""Headless, and no connections of Chromium's own (this machine's network is closed)."""
+
+_TIME_THE_SWAP = """() => {
+    window.swapMs = null;
+    document.addEventListener('click', () => { window.tapAt = performance.now(); },
+                              {capture: true, once: true});
+    document.body.addEventListener('htmx:afterSettle', () => {
+        window.swapMs = performance.now() - window.tapAt; }, {once: true});
+}"""
+"""Times, in the page, the next click until htmx has settled the server's answer."""

@@ -375,3 +375,24 @@ def test_playing_against_a_bot_in_the_browser(page: Page, server: LiveServer) ->
     page.reload()  # the table lives on the server
     assert page.locator('.flag[data-flag="5"] .side.north .card').count() == 1
     assert page.get_attribute(".status", "data-turn") == "3"
+
+
+def test_bench_web_times_taps_and_checks_every_verdict() -> None:
+    """``battlejudge bench web`` taps the last card of each question in Chromium and
+    compares the page's verdict with the solver's (it stops on a wrong one); its figures
+    are printed, never asserted."""
+    import subprocess
+    import sys
+
+    args = ["bench", "web", "--questions", "5", "--chromium", str(CHROMIUM), "--json"]
+    r = subprocess.run(
+        [sys.executable, "-c", "from battlejudge.cli.main import main; main()", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert data["questions"] == 5 and sum(data["verdicts"].values()) == 5
+    assert set(data["tap_to_answer_ms"]) == {"p50", "p90", "max"}
+    assert data["tap_to_answer_ms"]["max"] > 0 and data["api_ms"]["p50"] > 0
