@@ -17,6 +17,7 @@ from battlejudge.engines.battleline.cards import (
     ALL_CARDS,
     ENVIRONMENT,
     LEADERS,
+    MORALE,
     MUD,
     TACTIC_CARDS,
     TROOPS,
@@ -27,11 +28,13 @@ from battlejudge.engines.battleline.cards import (
 from battlejudge.engines.battleline.config import RulesConfig
 from battlejudge.engines.battleline.state import (
     CLAIM_START,
+    HAND_SIZE,
     PLAYERS,
     BattleLineState,
     Placed,
 )
 from battlejudge.proofs.files import read_model
+from battlejudge.solver.battleline.cards import Card, check_side
 from battlejudge.solver.errors import InputError, RuleError
 
 Player = Literal["north", "south"]
@@ -155,18 +158,17 @@ def to_state(pos: PositionFile) -> BattleLineState:
                 )
             flag.claimed_by = owner
     for side, name in enumerate(PLAYERS):
-        leaders = [p.card for f in s.flags for p in f.sides[side] if p.card in LEADERS]
-        if len(leaders) > 1:
-            raise RuleError(f"flags: {name} has two Leaders on his side (docs/rulings.md 3)")
-        # docs/rulings.md 3: a Leader in his own discard pile was played by him too, so a
-        # second one stays unplayable.
-        discarded = [c for c in getattr(pos.discards, name) if _card(c, "discards") in LEADERS]
-        s.leader_played[side] = bool(leaders) or bool(discarded)
         for c_i, text in enumerate(getattr(pos.discards, name)):
             path = f"discards.{name}[{c_i}]"
             code = _card(text, path)
             place(code, path)
             s.discards[side].append(code)
+        # docs/rulings.md 3: a Leader in his own discard pile was played by him too (a
+        # card leaves a side for its owner's pile), so with one on his side or in his
+        # pile a second Leader stays unplayable, and two are a position that cannot be.
+        played = [p.card for f in s.flags for p in f.sides[side]] + s.discards[side]
+        check_side([Card(c) for c in played if c in MORALE], f"{name}'s side and discards")
+        s.leader_played[side] = any(c in LEADERS for c in played)
         s.tactics_played[side] = getattr(pos.tactics_played, name)
         visible = sum(1 for f in s.flags for p in f.sides[side] if p.card >= 60)
         visible += sum(1 for f in s.flags for p in f.environment if p.owner == side)
@@ -181,7 +183,13 @@ def to_state(pos: PositionFile) -> BattleLineState:
         )
     if pos.hands is not None:
         for side, name in enumerate(PLAYERS):
-            for c_i, text in enumerate(getattr(pos.hands, name)):
+            cards = getattr(pos.hands, name)
+            if len(cards) > HAND_SIZE:
+                raise RuleError(
+                    f"hands.{name}: {len(cards)} cards ({' '.join(cards)}); a hand holds at "
+                    f"most {HAND_SIZE} at the start of a turn"
+                )
+            for c_i, text in enumerate(cards):
                 path = f"hands.{name}[{c_i}]"
                 code = _card(text, path)
                 place(code, path)

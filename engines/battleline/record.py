@@ -354,6 +354,12 @@ def replay(
                 actions, card = _token_actions(token)
             except InputError as e:
                 raise RecordError(f"line {line}: {e}") from None
+            place = "the deck" if card is None else state.where(card)
+            if not place.endswith("deck"):
+                # a hand with a card that is elsewhere cannot exist: bad input
+                raise RecordError(
+                    f"line {line}: {token}: {state.naming.card(card or 0)} is already in {place}"
+                )
             for action in actions:
                 is_claim = action.kind == CLAIM
                 if is_claim and action not in state.legal_actions():

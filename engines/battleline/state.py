@@ -972,6 +972,24 @@ class BattleLineState(GameState[Action]):
         s.after_scout_draw = d["after_scout_draw"]
         return s
 
+    def where(self, card: CardCode) -> str:
+        """Where ``card`` is, as a player says it: ``"north's hand"``, ``"flag 3 (south)"``,
+        ``"south's discard pile"``, ``"the troop deck"`` (every card is in exactly one
+        place; tests check it with :meth:`card_count`)."""
+        for i in (NORTH, SOUTH):
+            if card in self.hands[i]:
+                return f"{PLAYERS[i]}'s hand"
+            if card in self.discards[i]:
+                return f"{PLAYERS[i]}'s discard pile"
+        for n, f in enumerate(self.flags, start=1):
+            for i in (NORTH, SOUTH):
+                if any(p.card == card for p in f.sides[i]):
+                    return f"{self.naming.flag} {n} ({PLAYERS[i]})"
+            if any(p.card == card for p in f.environment):
+                return f"{self.naming.flag} {n}"
+        deck = TROOP_DECK if card < 60 else TACTICS_DECK
+        return f"the {('troop', 'tactics')[deck]} deck"
+
     def card_count(self) -> int:
         """Every card is somewhere exactly once (a consistency check for tests)."""
         places: list[CardCode] = [
