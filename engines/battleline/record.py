@@ -369,7 +369,12 @@ def replay(
                 try:
                     state.apply_action(action)
                 except IllegalActionError as e:
-                    return problem("illegal", f"{token}: {e}")
+                    # why_illegal names the action and the rule it breaks (docs/rulings.md)
+                    said = str(e)
+                    shown = action.notation(state.naming).lower()
+                    return problem(
+                        "illegal", said if said.lower().startswith(shown) else f"{token}: {said}"
+                    )
                 if is_claim:
                     bl.verify(state.claims[-1].proof)  # the fresh proof checks
             if card is not None:

@@ -452,24 +452,130 @@ class BattleLineState(GameState[Action]):
         return out
 
     def why_illegal(self, action: Action) -> str:
+        """The rule ``action`` breaks here, in one sentence citing the ruling (replay and
+        ``play`` show it): a card not in hand, a flag claimed or full, the tactics limit
+        (docs/rulings.md 11), a second Leader (3), passing while a troop can be played
+        (12), Traitor on a tactic (9), Fog or Mud that stay (10), a claim out of its time
+        (14) or refuted (with the solver's witness), an action of another step of the turn.
+        """
         if self.phase == OVER:
             return "the game is over"
-        if action.kind == CLAIM and self.claim_window_open():
+        legal = self.legal_actions()
+        note = self.naming.flag
+        text = action.notation(self.naming)
+        if action in legal:
+            return f"{text} is legal"
+        who = self.current_player()
+        if who == CHANCE:
+            return f"{text}: chance decides now (a card is dealt or drawn)"
+        name = PLAYERS[who]
+        k = action.kind
+        step = PHASE_NAMES[self.phase]
+        if k == CLAIM:
             if not 0 <= action.flag < FLAGS:
-                return f"there is no {self.naming.flag} {action.flag + 1}"
+                return f"there is no {note} {action.flag + 1}"
+            if not self.claim_window_open():
+                return (
+                    f"{text}: claims are made at the start of the turn"
+                    + (
+                        ""
+                        if self.config.claim_timing == "advanced"
+                        else " or after playing, before drawing"
+                    )
+                    + f" (docs/rulings.md 14); now: {step}"
+                )
             try:
                 proof = self.judge_claim(action.flag, self.to_move)
             except IllegalActionError as e:
-                return str(e)
+                return f"{text}: {e}"
             if proof.witness is not None:
+                return f"{name} cannot claim {note} {action.flag + 1}: {proof.explanation[0]}"
+            return f"{text} is not legal now ({step}, {name} to act)"
+        wanted = {
+            PLAY: (PLAY_PHASE,),
+            SCOUT: (PLAY_PHASE,),
+            REDEPLOY: (PLAY_PHASE,),
+            DESERTER: (PLAY_PHASE,),
+            TRAITOR: (PLAY_PHASE,),
+            PASS: (PLAY_PHASE,),
+            DRAW: (DRAW_PHASE, SCOUT_DRAW),
+            RETURN: (SCOUT_RETURN,),
+            DISCARD: (MUD_DISCARD,),
+            END_CLAIMS: (CLAIM_START, CLAIM_END),
+        }.get(k, ())
+        if self.phase not in wanted:
+            return f"{text}: not at this step of the turn (now: {step}, {name} to act)"
+        hand = self.hands[who]
+        if k == PASS:
+            return (
+                f"pass: {name} can play a troop, and a player may pass only when he cannot "
+                f"(docs/rulings.md 12)"
+            )
+        if k == DRAW:
+            if len(hand) >= HAND_SIZE and self.phase == DRAW_PHASE:
+                return f"{text}: {name}'s hand is full ({HAND_SIZE} cards)"
+            return f"{text}: the {('troop', 'tactics')[action.deck]} deck is empty"
+        card = self.naming.card(action.card) if action.card >= 0 else "?"
+        if k in (RETURN, PLAY, SCOUT, REDEPLOY, DESERTER, TRAITOR):
+            tactic = {SCOUT: SCOUT_CARD, REDEPLOY: REDEPLOY_CARD, DESERTER: DESERTER_CARD}.get(
+                k, TRAITOR_CARD if k == TRAITOR else action.card
+            )
+            if tactic not in hand:
+                return f"{text}: {self.naming.card(tactic)} is not in {name}'s hand"
+            if tactic >= 60 and not self.can_play_tactic(who):
                 return (
-                    f"{PLAYERS[self.to_move]} cannot claim {self.naming.flag} "
-                    f"{action.flag + 1}: {proof.explanation[0]}"
+                    f"{text}: {name} has played {self.tactics_played[who]} tactics and his "
+                    f"opponent {self.tactics_played[1 - who]}; nobody may play more than one "
+                    f"tactic more than his opponent (docs/rulings.md 11)"
                 )
-        phase = PHASE_NAMES[self.phase]
-        who = self.current_player()
-        whose = "chance" if who == CHANCE else PLAYERS[who]
-        return f"{action.notation(self.naming)} is not legal now ({phase}, {whose} to act)"
+        if k == RETURN:
+            return f"{text}: {card} is not in {name}'s hand"
+        if k == DISCARD:
+            return f"{text}: {card} is not on that side of {note} {action.source + 1}"
+        target = action.flag if k == PLAY else action.source
+        if k in (PLAY, REDEPLOY, DESERTER, TRAITOR):
+            if not 0 <= target < FLAGS:
+                return f"{text}: there is no {note} {target + 1}"
+            if self.flags[target].claimed_by >= 0:
+                return (
+                    f"{text}: {note} {target + 1} is claimed; no card may be added to it or "
+                    f"taken from it"
+                )
+        if k == PLAY:
+            f = self.flags[target]
+            if action.card in LEADERS and self.leader_played[who]:
+                return (
+                    f"{text}: {name} already played a Leader; the second stays in his hand "
+                    f"(docs/rulings.md 3)"
+                )
+            if action.card not in ENVIRONMENT and not f.open_slot(who):
+                return (
+                    f"{text}: {name}'s side of {note} {target + 1} is full "
+                    f"({len(f.sides[who])} of {f.size} cards)"
+                )
+        if k in (REDEPLOY, DESERTER, TRAITOR):
+            owner = who if k == REDEPLOY else 1 - who
+            src = self.flags[target]
+            on_side = any(p.card == action.card for p in src.sides[owner])
+            env = any(p.card == action.card and p.owner == owner for p in src.environment)
+            if not on_side and not env:
+                return f"{text}: {card} is not on {PLAYERS[owner]}'s side of {note} {target + 1}"
+            if env and not self.config.environment_removable:
+                return (
+                    f"{text}: played Fog and Mud stay until the end of the game "
+                    f"(docs/rulings.md 10, environment_removable=false)"
+                )
+            if k == TRAITOR and action.card >= 60:
+                return f"{text}: Traitor takes a troop, never a tactic (docs/rulings.md 9)"
+            dest = action.flag
+            if k in (REDEPLOY, TRAITOR) and dest != DISCARD_PILE:
+                if not 0 <= dest < FLAGS:
+                    return f"{text}: there is no {note} {dest + 1}"
+                if dest == target:
+                    return f"{text}: the card must go to another {note}"
+                if not env and not self.flags[dest].open_slot(who):
+                    return f"{text}: {name} has no open slot at {note} {dest + 1}"
+        return f"{text} is not legal now ({step}, {name} to act)"
 
     def action_to_string(self, action: Action) -> str:
         """The record token of ``action`` in this game's theme (``R7@3``, ``claim 2``)."""
