@@ -10,6 +10,7 @@ a known deck order, so no chance node is involved).
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Literal
 
 import pytest
 from battleline_helpers import act, build, claims_offered, environment, flag, legal, names, side
@@ -469,9 +470,11 @@ def _environment_table(removable: bool) -> BattleLineState:
 
 
 def test_environment_removable_setting() -> None:
-    # docs/rulings.md 10 (setting environment_removable, default true): Deserter and Redeploy
-    # may target Fog and Mud only when it is on.
-    assert RulesConfig().environment_removable is True
+    # docs/rulings.md 10 (setting environment_removable, default false: the rulebook's
+    # "played tactics stay until the end of the game"): Deserter and Redeploy may target
+    # Fog and Mud only when it is on.
+    assert RulesConfig().environment_removable is False
+    assert RulesConfig.parse("").environment_removable is False
     on = _environment_table(True)
     assert {"deserter mud@2", "redeploy fog@1>discard", "redeploy fog@1>3"} <= legal(on)
     assert "deserter fog@1" not in legal(on)  # Fog is North's own card
@@ -1056,33 +1059,64 @@ def test_deal_seven_each_first_player_moves() -> None:
     assert s.card_count() == 70
 
 
-def test_two_idle_turns_end_the_game() -> None:
-    # House rule (engine docstring; the rules are silent): two turns in a row with no
-    # card played, no claim and no draw end the game; more flags wins, else a draw.
-    def idle_table(south_flag: bool) -> BattleLineState:
-        table = {1: {"north": "R1 R2 R3", "south": "O1", "claimed": "north"}}
-        if south_flag:
-            table[2] = {"north": "O2", "south": "Y1 Y2 Y3", "claimed": "south"}
-        return build(
-            table,
-            hands={
-                "north": "alexander cavalry fog scout traitor",
-                "south": "darius shield mud redeploy deserter",
-            },
-            rest="discards",
-            tactics_played={"north": 0, "south": 0},
-        )
+def _idle_table(south_flag: bool, stalemate: Literal["dead", "idle"]) -> BattleLineState:
+    """Empty decks; both players hold tactics they may play (the limit allows both)."""
+    table = {1: {"north": "R1 R2 R3", "south": "O1", "claimed": "north"}}
+    if south_flag:
+        table[2] = {"north": "O2", "south": "Y1 Y2 Y3", "claimed": "south"}
+    return build(
+        table,
+        hands={
+            "north": "alexander cavalry fog scout traitor",
+            "south": "darius shield mud redeploy deserter",
+        },
+        rest="discards",
+        tactics_played={"north": 0, "south": 0},
+        stalemate=stalemate,
+    )
 
-    s = idle_table(False)
+
+def test_two_idle_turns_end_the_game_with_stalemate_idle() -> None:
+    # docs/rulings.md 17, setting stalemate=idle: two turns in a row with no card played,
+    # no claim and no draw end the game, whatever the players could have done; more flags
+    # wins, else a draw.
+    s = _idle_table(False, "idle")
     act(s, "pass")
     assert s.phase != OVER and s.to_move == SOUTH and s.idle_turns == 1
     act(s, "pass")
     assert s.phase == OVER and s.winner == NORTH and s.end_reason == "stalemate"
     assert s.returns() == [1.0, -1.0] and s.match_points() == (5, 0)
-    even = idle_table(True)
+    even = _idle_table(True, "idle")
     act(even, "pass", "pass")
     assert even.phase == OVER and even.winner == DRAW_GAME and even.returns() == [0.0, 0.0]
     # One idle turn followed by a card played does not end it.
-    busy = idle_table(False)
+    busy = _idle_table(False, "idle")
     act(busy, "pass", "darius@3", "pass")
     assert busy.phase != OVER
+
+
+def test_passing_by_choice_does_not_end_the_game_by_default() -> None:
+    # docs/rulings.md 17 (default stalemate=dead): the rulebook says the game goes on until
+    # it is decided; players who pass while they could play a tactic end nothing.
+    assert RulesConfig().stalemate == "dead"
+    s = _idle_table(False, "dead")
+    act(s, "pass", "pass", "pass", "pass")
+    assert s.phase != OVER and s.idle_turns == 0
+
+
+def test_a_dead_position_ends_the_game() -> None:
+    # docs/rulings.md 17: empty hands and decks, no claim for anyone: neither player can do
+    # anything but pass, so two such turns end the game; the player with more flags wins.
+    s = build(
+        {1: {"north": "R1 R2 R3", "south": "O1", "claimed": "north"}},
+        discards={
+            "north": "alexander cavalry fog scout traitor",
+            "south": "darius shield mud redeploy deserter",
+        },
+        rest="discards",
+    )
+    assert s.legal_actions() == [Action.parse("pass")]
+    act(s, "pass")
+    assert s.phase != OVER and s.idle_turns == 1
+    act(s, "pass")
+    assert s.phase == OVER and s.winner == NORTH and s.end_reason == "stalemate"

@@ -33,6 +33,7 @@ from battlejudge.engines.battleline.bots.search import SearchBot
 from battlejudge.engines.battleline.cards import MUD
 from battlejudge.engines.battleline.cards import REDEPLOY as REDEPLOY_CARD
 from battlejudge.engines.battleline.cards import SCOUT as SCOUT_CARD
+from battlejudge.engines.battleline.config import RulesConfig
 from battlejudge.engines.battleline.game import GAME, make_bot
 from battlejudge.engines.battleline.state import (
     FLAGS,
@@ -69,8 +70,9 @@ OPTIONS: dict[str, dict[str, int]] = {"random": {}, "heuristic": {}, "search": {
 
 def _mud_discards() -> list[BattleLineState]:
     """North redeploys his Mud away from a flag where both sides hold four cards: he
-    discards one, then south, who is not to move, discards one (docs/rulings.md 10)."""
-    s = new_game()
+    discards one, then south, who is not to move, discards one (docs/rulings.md 10, with
+    environment_removable on)."""
+    s = new_game(RulesConfig(environment_removable=True))
     rng = random.Random(8)
     while s.current_player() == CHANCE:
         s.apply_action_unchecked(sample_chance(s, rng))

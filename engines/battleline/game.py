@@ -5,8 +5,9 @@ may type in ``battlejudge play``.
 
 Options (``-o KEY=VALUE``): ``theme`` (``battleline`` or ``nine-circles``: names only,
 the rules are the same), ``claim_timing`` (``standard`` or ``advanced``, docs/rulings.md 14),
-``environment_removable`` (``true`` or ``false``, docs/rulings.md 10) and ``deck`` (``full``,
-or ``troops`` for the 60 troops of the community bot protocol).
+``environment_removable`` (``false``, the default, or ``true``, docs/rulings.md 10),
+``stalemate`` (``dead``, the default, or ``idle``, docs/rulings.md 17) and ``deck``
+(``full``, or ``troops`` for the 60 troops of the community bot protocol).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from battlejudge.engines.battleline.bots.heuristic import HeuristicBot
 from battlejudge.engines.battleline.bots.random_bot import RandomBot
 from battlejudge.engines.battleline.bots.search import SearchBot
 from battlejudge.engines.battleline.cards import check_theme
-from battlejudge.engines.battleline.config import RulesConfig
+from battlejudge.engines.battleline.config import STALEMATES, RulesConfig
 from battlejudge.engines.battleline.record import (
     DECKS,
     GameRecord,
@@ -46,7 +47,10 @@ from battlejudge.solver.errors import InputError
 OPTIONS = {
     "theme": "battleline or nine-circles (names only; the rules are the same)",
     "claim_timing": "standard (claims until the draw) or advanced (at the turn's start only)",
-    "environment_removable": "true or false: may Deserter and Redeploy take Fog and Mud",
+    "environment_removable": "false (default: played Fog and Mud stay) or true: may Deserter "
+    "and Redeploy take them",
+    "stalemate": "dead (default: the game ends when nobody can do anything but pass) or idle "
+    "(after two turns with nothing played, claimed or drawn)",
     "deck": "full, or troops (the 60 troops of the community bot protocol)",
 }
 
@@ -64,7 +68,8 @@ def config_of(options: Options) -> tuple[RulesConfig, bool]:
     :class:`InputError` names a bad value."""
     theme = check_theme(options.get("theme", "battleline"))
     timing = options.get("claim_timing", "standard")
-    removable = options.get("environment_removable", "true").lower()
+    removable = options.get("environment_removable", "false").lower()
+    stalemate = options.get("stalemate", "dead").lower()
     deck = options.get("deck", "full").lower()
     if removable not in ("true", "false"):
         raise InputError(f"option environment_removable={removable!r} is not true or false")
@@ -72,7 +77,10 @@ def config_of(options: Options) -> tuple[RulesConfig, bool]:
         raise InputError(f"option claim_timing={timing!r} is not standard or advanced")
     if deck not in DECKS:
         raise InputError(f"option deck={deck!r} is not {' or '.join(DECKS)}")
-    return RulesConfig(removable == "true", timing, theme), deck == "troops"  # type: ignore[arg-type]
+    if stalemate not in STALEMATES:
+        raise InputError(f"option stalemate={stalemate!r} is not {' or '.join(STALEMATES)}")
+    config = RulesConfig(removable == "true", timing, theme, stalemate)  # type: ignore[arg-type]
+    return config, deck == "troops"
 
 
 def new_game(options: Options) -> BattleLineState:

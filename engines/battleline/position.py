@@ -63,8 +63,11 @@ class FlagState(_Strict):
 
 
 class Rules(_Strict):
+    """The game's settings (docs/rulings.md 10, 14, 17)."""
+
     claim_timing: Literal["standard", "advanced"] = "standard"
-    environment_removable: bool = True
+    environment_removable: bool = False
+    stalemate: Literal["dead", "idle"] = "dead"
 
 
 class PerPlayerCards(_Strict):
@@ -113,7 +116,9 @@ def _card(text: str, path: str) -> int:
 
 def to_state(pos: PositionFile) -> BattleLineState:
     """Build the state at the start of ``to_move``'s turn; raises naming the JSON path."""
-    config = RulesConfig(pos.rules.environment_removable, pos.rules.claim_timing, pos.theme)
+    config = RulesConfig(
+        pos.rules.environment_removable, pos.rules.claim_timing, pos.theme, pos.rules.stalemate
+    )
     s = BattleLineState(config)
     s.turn = pos.turn
     s.to_move = PLAYERS.index(pos.to_move)
@@ -237,7 +242,9 @@ def from_state(s: BattleLineState, *, hidden: bool = False) -> PositionFile:
     pos = PositionFile(
         theme=theme,
         rules=Rules(
-            claim_timing=s.config.claim_timing, environment_removable=s.config.environment_removable
+            claim_timing=s.config.claim_timing,
+            environment_removable=s.config.environment_removable,
+            stalemate=s.config.stalemate,
         ),
         turn=max(s.turn, 1),
         to_move=PLAYERS[s.to_move],

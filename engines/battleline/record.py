@@ -7,7 +7,7 @@ Header tags in brackets, then one line per turn::
     [North "random"]
     [South "heuristic"]
     [Seed "7"]
-    [Rules "claim_timing=standard environment_removable=true"]
+    [Rules "claim_timing=standard environment_removable=false stalemate=dead"]
     [Theme "battleline"]
     [First "north"]
     [DealNorth "R1 O5 Y7 G2 B9 P3 R10"]

@@ -18,9 +18,11 @@ decides even when it is not his turn); claims (standard timing only, docs/ruling
 draw one card from a deck of the player's choice while the hand holds fewer than seven
 (a chance node picks the card unless a Scout put a known card on top).
 
-House rule (the rules are silent): if two turns in a row pass with no card played, no
-flag claimed and no card drawn, the game ends; the player holding more flags wins, and
-equal flags are a draw.
+Ruling 17 (setting ``stalemate``; the rulebook says only that play goes on until the game is
+decided): if two turns in a row neither player could do anything but pass (no card to
+play, no claim, no card to draw), nothing can change any more, so the game ends; the
+player holding more flags wins, and equal flags are a draw. With ``stalemate=idle`` any
+two turns in a row with no card played, claimed or drawn end it.
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ BREAKTHROUGH, ENVELOPMENT = "breakthrough", "envelopment"
 STALEMATE, FORFEIT = "stalemate", "forfeit"
 END_REASONS = (BREAKTHROUGH, ENVELOPMENT, STALEMATE, FORFEIT)
 """How a game ends (:attr:`BattleLineState.end_reason`): three adjacent flags, five
-flags (docs/rulings.md 15), the idle house rule (below), or a player's forfeit (a referee's
+flags (docs/rulings.md 15), a dead position (docs/rulings.md 17), or a player's forfeit (a referee's
 verdict on a bot that broke the protocol or ran out of time)."""
 ADJACENT_TRIPLES: tuple[tuple[int, int, int], ...] = tuple((i, i + 1, i + 2) for i in range(7))
 """The seven runs of three adjacent flags (0-based) that win by Breakthrough."""
@@ -618,6 +620,14 @@ class BattleLineState(GameState[Action]):
 
     # -- applying ----------------------------------------------------------------------
     def apply_action_unchecked(self, action: Action) -> None:
+        if (
+            action.kind in (PASS, END_CLAIMS)
+            and self.config.stalemate == "dead"
+            and (action.kind == END_CLAIMS or len(self.legal_actions()) > 1)
+        ):
+            # docs/rulings.md 17: a player who declines a claim, or passes while he could
+            # play a tactic, could have acted: the turn is not a dead one.
+            self.progress = True
         self._legal = None
         self.history.append(action)
         if action.kind not in (CARD, DRAW, END_CLAIMS, RETURN):
@@ -823,7 +833,7 @@ class BattleLineState(GameState[Action]):
     def _end_turn(self) -> None:
         self.idle_turns = 0 if self.progress else self.idle_turns + 1
         self.progress = False
-        if self.idle_turns >= 2:  # house rule: nobody can or will do anything
+        if self.idle_turns >= 2:  # docs/rulings.md 17: nothing can (or will) change
             mine, theirs = (len(self.flags_held(i)) for i in (NORTH, SOUTH))
             self._finish(
                 NORTH if mine > theirs else SOUTH if theirs > mine else DRAW_GAME, STALEMATE
@@ -903,6 +913,7 @@ class BattleLineState(GameState[Action]):
             "config": {
                 "claim_timing": self.config.claim_timing,
                 "environment_removable": self.config.environment_removable,
+                "stalemate": self.config.stalemate,
                 "theme": self.config.theme,
             },
             "first": PLAYERS[self.first],
@@ -1042,7 +1053,12 @@ class BattleLineState(GameState[Action]):
         d = json.loads(text)
         cfg = d["config"]
         s = cls(
-            RulesConfig(cfg["environment_removable"], cfg["claim_timing"], cfg["theme"]),
+            RulesConfig(
+                cfg["environment_removable"],
+                cfg["claim_timing"],
+                cfg["theme"],
+                cfg.get("stalemate", "dead"),
+            ),
             PLAYERS.index(d["first"]),
         )
         s.turn = d["turn"]
