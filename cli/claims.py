@@ -131,15 +131,10 @@ def claim(
             raise click.UsageError(f"{given[0]} does not go with a POSITION file")
         if flag is None or player is None:
             raise click.UsageError("a POSITION needs --flag N and --player north|south")
-        from battlejudge.engines.battleline.position import read_state
+        from battlejudge.engines.battleline.position import claim_question, read_state
 
         state = read_state(position)
-        f = state.flags[flag - 1]
-        if f.claimed_by >= 0:
-            raise ValueError(
-                f"flag {flag} is already claimed by {('north', 'south')[f.claimed_by]}"
-            )
-        q = state.claim_question(flag - 1, ("north", "south").index(player))
+        q = claim_question(state, flag, player)
     else:
         if mine is None:
             raise click.UsageError("give --mine CARDS, or a POSITION with --flag and --player")

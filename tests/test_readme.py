@@ -67,7 +67,8 @@ def test_readme_transcript(command: str, expected: str) -> None:
     assert matches(expected, got), f"$ {command}\n--- README\n{expected}--- got\n{got}"
 
 
-def test_readme_python_examples() -> None:
+def test_readme_python_examples(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # the examples name files from a clone's top folder
     result = doctest.testfile(
         str(README), module_relative=False, optionflags=doctest.ELLIPSIS, verbose=False
     )

@@ -28,6 +28,7 @@ from battlejudge.engines.battleline.cards import (
 from battlejudge.engines.battleline.config import RulesConfig
 from battlejudge.engines.battleline.state import (
     CLAIM_START,
+    FLAGS,
     HAND_SIZE,
     PLAYERS,
     BattleLineState,
@@ -35,6 +36,7 @@ from battlejudge.engines.battleline.state import (
 )
 from battlejudge.proofs.files import read_model
 from battlejudge.solver.battleline.cards import Card, check_side
+from battlejudge.solver.battleline.question import ClaimQuestion
 from battlejudge.solver.errors import InputError, RuleError
 
 Player = Literal["north", "south"]
@@ -283,4 +285,38 @@ def read_state(path: str | Path) -> BattleLineState:
 
 
 def dumps(pos: PositionFile) -> str:
+    """The position as its JSON file text (pretty-printed, unset fields left out)."""
     return pos.model_dump_json(indent=2, exclude_none=True) + "\n"
+
+
+def claim_question(
+    table: PositionFile | BattleLineState | str | Path, flag: int, player: str | int
+) -> ClaimQuestion:
+    """The flag question a table asks when ``player`` claims ``flag``: his cards and the
+    opponent's there, every other face-up troop as seen, Fog, Mud and who completed first
+    (docs/rulings.md 4-7). ``table`` is a position (a file's path, or read) or a state;
+    ``flag`` counts 1-9 as the notation does; ``player`` is ``north``/``south`` (or 0/1).
+    Raises :class:`RuleError` for a flag already claimed, naming it.
+
+    >>> from battlejudge.engines.battleline.position import claim_question
+    >>> claim_question("examples/positions/wedge-beats-blue-8.json", 1, "north")
+    ClaimQuestion(mine='R4 R5 R3', theirs='B8', seen='B7 B10')
+    """
+    if isinstance(table, BattleLineState):
+        state = table
+    elif isinstance(table, PositionFile):
+        state = to_state(table)
+    else:
+        state = read_state(table)
+    if isinstance(flag, bool) or not isinstance(flag, int) or not 1 <= flag <= FLAGS:
+        raise InputError(f"flag must be a number 1-{FLAGS}, got {flag!r}")
+    if isinstance(player, str):
+        if player.lower() not in PLAYERS:
+            raise InputError(f"player must be north or south, got {player!r}")
+        seat = PLAYERS.index(player.lower())  # type: ignore[arg-type,unused-ignore]
+    else:
+        seat = player
+    f = state.flags[flag - 1]
+    if f.claimed_by >= 0:
+        raise RuleError(f"{state.naming.flag} {flag} is already claimed by {PLAYERS[f.claimed_by]}")
+    return state.claim_question(flag - 1, seat)

@@ -203,7 +203,31 @@ class ClaimRecord:
     turn: int
     player: int
     flag: int
+    """The flag's index in ``state.flags`` (0-8); :attr:`flag_number` is the 1-9 people use."""
     proof: bl.ProvedClaim
+
+    @property
+    def flag_number(self) -> int:
+        """The flag as the notation numbers it (1-9)."""
+        return self.flag + 1
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: ``termination`` is one of :data:`END_REASONS`
+    (``breakthrough``, ``envelopment``: docs/rulings.md 15; ``stalemate``: 17; ``forfeit``),
+    ``winner`` the winning seat, or None for a draw (only a stalemate with equal flags).
+
+    >>> Outcome("breakthrough", "north").result()
+    'north'
+    """
+
+    termination: str
+    winner: Literal["north", "south"] | None
+
+    def result(self) -> str:
+        """The record's ``Result`` tag: the winner's seat, or ``draw``."""
+        return self.winner or "draw"
 
 
 class BattleLineState(GameState[Action]):
@@ -579,6 +603,13 @@ class BattleLineState(GameState[Action]):
                     return f"{text}: {name} has no open slot at {note} {dest + 1}"
         return f"{text} is not legal now ({step}, {name} to act)"
 
+    def child(self, action: Action) -> BattleLineState:
+        """A copy with ``action`` applied (checked); this state is left as it was (an
+        undo is keeping the parent)."""
+        twin = self.clone()
+        twin.apply_action(action)
+        return twin
+
     def action_to_string(self, action: Action) -> str:
         """The record token of ``action`` in this game's theme (``R7@3``, ``claim 2``)."""
         return action.notation(self.naming)
@@ -880,6 +911,15 @@ class BattleLineState(GameState[Action]):
         )
 
     # -- results ---------------------------------------------------------------------
+    def outcome(self) -> Outcome | None:
+        """How the game ended (python-chess's ``Board.outcome()``): the termination reason
+        (one of :data:`END_REASONS`) and the winner, or None while the game goes on."""
+        if self.phase != OVER:
+            return None
+        assert self.end_reason is not None
+        winner = None if self.winner == DRAW_GAME else PLAYERS[self.winner]
+        return Outcome(self.end_reason, winner)
+
     def returns(self) -> list[float]:
         if self.phase != OVER or self.winner == DRAW_GAME:
             return [0.0, 0.0]
