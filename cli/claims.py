@@ -16,6 +16,7 @@ from battlejudge.cli.common import (
     EXIT_NO,
     EXIT_OK,
     EXIT_UNDECIDED,
+    Renamed,
     emit_json,
     fail,
     log_options,
@@ -64,10 +65,13 @@ def _print_claim(p: bl.ProvedClaim, verified: bool, certificate: str | None) -> 
     "--flag", type=click.IntRange(1, 9), default=None, help="With POSITION: the flag claimed (1-9)."
 )
 @click.option(
+    "--seat",
     "--player",
+    "player",
+    cls=Renamed,
     type=click.Choice(["north", "south"]),
     default=None,
-    help="With POSITION: the claimant.",
+    help="With POSITION: the claimant's seat.",
 )
 @click.option("--mine", default=None, help="The claimant's cards at the flag, e.g. 'R4 R5 R3'.")
 @click.option("--theirs", default="", help="The opponent's cards at the flag.")
@@ -114,7 +118,7 @@ def claim(
     """Decide whether a flag can be claimed, with a checked proof or a beating completion.
 
     Either give the flag's cards (--mine, --theirs, --seen, ...) or a POSITION.json with
-    --flag N --player north|south: the question is then derived from the table.
+    --flag N --seat north|south: the question is then derived from the table.
     Exit 0 valid, 1 invalid, 2 bad input, 3 undecided.
     """
     if position is not None:
@@ -130,16 +134,16 @@ def claim(
         if given:
             raise click.UsageError(f"{given[0]} does not go with a POSITION file")
         if flag is None or player is None:
-            raise click.UsageError("a POSITION needs --flag N and --player north|south")
+            raise click.UsageError("a POSITION needs --flag N and --seat north|south")
         from battlejudge.engines.battleline.position import claim_question, read_state
 
         state = read_state(position)
         q = claim_question(state, flag, player)
     else:
         if mine is None:
-            raise click.UsageError("give --mine CARDS, or a POSITION with --flag and --player")
+            raise click.UsageError("give --mine CARDS, or a POSITION with --flag and --seat")
         if flag is not None or player is not None:
-            raise click.UsageError("--flag and --player go with a POSITION file")
+            raise click.UsageError("--flag and --seat go with a POSITION file")
         q = bl.ClaimQuestion(mine, theirs, seen, mud=mud, fog=fog, completed_first=completed_first)
     start = time.perf_counter()
     p = bl.prove(q, conflict_limit=conflict_limit)

@@ -106,3 +106,18 @@ def open_log(path: str | None, key: str | None) -> Any:
     from battlejudge.proofs.store import open_store
 
     return open_store(path, load_private_key(key) if key else None)
+
+
+class Renamed(click.Option):
+    """An option whose first name is the one the commands share (``--seat``, ``--bot``);
+    the names after it are the old ones, still accepted for one release but left out of
+    ``--help`` (issue 21: one option name per concept)."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        """The help line with the current name only."""
+        names = self.opts
+        self.opts = names[:1]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = names

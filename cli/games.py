@@ -20,11 +20,20 @@ from typing import Any
 import click
 from rich.console import Console
 
-from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json, log_options, open_log, stderr_is_tty
+from battlejudge.cli.common import (
+    EXIT_NO,
+    EXIT_OK,
+    Renamed,
+    emit_json,
+    log_options,
+    open_log,
+    stderr_is_tty,
+)
 from battlejudge.engines.game import CHANCE, GameState, IllegalActionError, sample_chance
 from battlejudge.engines.games import (
     DEFAULT_GAME,
     GameInfo,
+    Replayed,
     Setup,
     all_games,
     game_names,
@@ -300,26 +309,27 @@ def read_text(path: str) -> str:
 
 @click.command()
 @click.argument("record", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='One JSON document, the same keys for every game: {"game", "sound", "result", '
+    '"actions", "turns", "claims", "problem"} (turns and claims: Battle Line, else null; '
+    'problem: {"line", "kind", "detail", "where"} or null).',
+)
 def replay(record: str, as_json: bool) -> None:
     """Replay a game RECORD (.blg, .bpg, .lbg, .fdg, or - for stdin), checking every
     action; a Battle Line record re-adjudicates every claim with a fresh proof.
 
     Exit 0 if the record is sound, 1 at the first illegal move or unjustified claim
-    (named with its turn or action and its line), 2 if it cannot be parsed.
+    (named with its turn or action, its line and the rule it breaks), 2 if it cannot be
+    parsed.
     """
     text = read_text(record)
     report = detect(text, record).replay(text)
     problem = report.problem
     if as_json:
-        emit_json(
-            {
-                "game": report.game.name,
-                "sound": report.sound,
-                **report.facts,
-                "problem": None if problem is None else problem.fields,
-            }
-        )
+        emit_json(replay_json(report))
     elif problem is None:
         click.secho(f"SOUND: {report.summary}", fg="green")
     else:
@@ -331,8 +341,29 @@ def replay(record: str, as_json: bool) -> None:
     raise click.exceptions.Exit(EXIT_OK if report.sound else EXIT_NO)
 
 
+def replay_json(report: Replayed) -> dict[str, Any]:
+    """``replay --json``: one shape for every game (absent facts are null)."""
+    p = report.problem
+    return {
+        "game": report.game.name,
+        "sound": report.sound,
+        "result": report.facts.get("result"),
+        "actions": report.facts.get("actions", len(getattr(report.state, "history", []))),
+        "turns": report.facts.get("turns"),
+        "claims": report.facts.get("claims"),
+        "problem": None
+        if p is None
+        else {"line": p.line, "kind": p.kind, "detail": p.detail, "where": p.where},
+    }
+
+
 def _is_position(text: str) -> bool:
     return text.lstrip().startswith("{")
+
+
+SHOWN = (
+    "show draws Battle Line position files and the records of every game (.blg, .bpg, .lbg, .fdg)"
+)
 
 
 @click.command()
@@ -341,11 +372,19 @@ def _is_position(text: str) -> bool:
     "--turn",
     type=click.IntRange(min=1),
     default=None,
-    help="For a record: the table at the start of this turn (Battle Line), or after this "
-    "many actions (the other games).",
+    help="A Battle Line record: the table at the start of turn N (1 to the record's last).",
 )
 @click.option(
+    "--step",
+    type=click.IntRange(min=0),
+    default=None,
+    help="A record of the other games: the table after N actions (0 to the record's last).",
+)
+@click.option(
+    "--seat",
     "--player",
+    "player",
+    cls=Renamed,
     default=None,
     help="Show only what this seat may see (north, south; other games: their seats).",
 )
@@ -353,20 +392,40 @@ def _is_position(text: str) -> bool:
     "--json",
     "as_json",
     is_flag=True,
-    help="Print the table (as a position file if the game has them).",
+    help="Print the table: a position file (Battle Line), else {game, actions, to_act, "
+    "result, view}.",
 )
-def show(file: str, turn: int | None, player: str | None, as_json: bool) -> None:
-    """Draw the table of a POSITION.json or of a game record (at --turn)."""
+def show(file: str, turn: int | None, step: int | None, player: str | None, as_json: bool) -> None:
+    """Draw the table of a Battle Line POSITION.json, or of a game record of any game
+    (at --turn N for Battle Line, --step N for the others; the end by default).
+
+    Exit 0 drawn, 2 for bad input (a --turn or --step past the record's end, a file show
+    does not draw)."""
     text = read_text(file)
     if _is_position(text):
-        if turn is not None:
-            raise click.UsageError("--turn goes with a game record, not a position")
+        if turn is not None or step is not None:
+            raise InputError("--turn and --step go with a game record, not a position")
         info = _position_game(text, file)
         assert info.read_position is not None
         state = info.read_position(file)
         steps = None
     else:
-        report = detect(text, file).replay(text, upto=turn)
+        fmt = detect(text, file)
+        whole = fmt.replay(text)
+        by_turns = "turns" in whole.facts
+        if turn is not None and not by_turns:
+            raise InputError(
+                f"--turn counts Battle Line's turns; a {whole.game.title} record is shown "
+                f"after --step N actions"
+            )
+        if step is not None and by_turns:
+            raise InputError("--step counts the other games' actions; give --turn N")
+        upto = turn if turn is not None else step
+        last = whole.facts["turns"] if by_turns else whole.facts["actions"]
+        if upto is not None and upto > last:
+            unit = "turns 1" if by_turns else "actions 0"
+            raise InputError(f"--{'turn' if by_turns else 'step'} {upto}: {file} has {unit}-{last}")
+        report = whole if upto is None else fmt.replay(text, upto=upto)
         info, state = report.game, report.state
         steps = report.facts.get("actions")
         if report.problem is not None:
@@ -398,18 +457,24 @@ def show(file: str, turn: int | None, player: str | None, as_json: bool) -> None
 
 
 def _position_game(text: str, source: str) -> GameInfo:
-    """The game a position file belongs to: its ``"game"`` field, else the first game
-    with position files (Battle Line)."""
+    """The game a position file belongs to: its ``"game"`` field, else Battle Line (the
+    one game whose positions show draws); anything else is named as bad input."""
     with_positions = [g for g in all_games() if g.read_position is not None]
     try:
-        named = json.loads(text).get("game")
-    except (ValueError, AttributeError):
-        named = None
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    named = data.get("game") if isinstance(data, dict) else None
     for g in with_positions:
         if g.name == named:
             return g
     if named is not None:
-        raise InputError(f"{source}: no position files for game {named!r}")
+        raise InputError(
+            f"{source}: show cannot draw a {named!r} position ({SHOWN}; the other games' "
+            f"position files are read by their ask commands)"
+        )
+    if not isinstance(data, dict) or "flags" not in data:
+        raise InputError(f"{source}: not a Battle Line position ({SHOWN})")
     return with_positions[0]
 
 
@@ -442,7 +507,14 @@ HELP = """Type an action in the game's notation ('moves' lists them all), or:
     help="The opponent: one of the game's bots, or module:Class (default: Battle Line's "
     "heuristic; other games their strongest).",
 )
-@click.option("--seat", default=None, help="Your seat (default the first: north, p1).")
+@click.option(
+    "--seat",
+    "--player",
+    "seat",
+    cls=Renamed,
+    default=None,
+    help="Your seat (default the first: north, p1).",
+)
 @click.option(
     "--theme",
     type=click.Choice(["battleline", "nine-circles"]),
