@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import json
 import random
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,7 @@ from battlejudge.cli.common import (
     emit_json,
     log_options,
     open_log,
-    stderr_is_tty,
+    progress,
 )
 from battlejudge.engines.game import CHANCE, GameState, IllegalActionError, sample_chance
 from battlejudge.engines.games import (
@@ -123,15 +121,6 @@ def split_bots(text: str, info: GameInfo, at_least: int, **bot_opts: Any) -> lis
     return names
 
 
-@contextmanager
-def _progress(total: int, label: str, show: bool) -> Iterator[Callable[[], None]]:
-    if not show:
-        yield lambda: None
-        return
-    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
-        yield lambda: bar.update(1)
-
-
 # -- selfplay ---------------------------------------------------------------------------
 
 
@@ -194,13 +183,9 @@ def selfplay(
     )
     wins = [0] * len(names)  # by position in ``names`` (the two bots may have one name)
     draws = 0
-    show = stderr_is_tty() and not as_json
-    with (
-        click.progressbar(runs, length=games, label="selfplay", file=sys.stderr)
-        if show
-        else nullcontext(runs) as bar
-    ):
-        for g in bar:
+    with progress(games, "selfplay", "games") as tick:
+        for g in runs:
+            tick()
             winner = g.winner_index
             if winner is None:
                 draws += 1
@@ -261,7 +246,7 @@ def tournament(
     extra = bot_settings(budget, iterations)
     names = split_bots(bots_text or ",".join(info.bots), info, 2, **extra)
     total = len(schedule(names, games, seed))
-    with _progress(total, "tournament", stderr_is_tty()) as tick:
+    with progress(total, "tournament", "games") as tick:
         pairs = run_tournament(
             info, names, games, seed, options, bot_options=extra, progress=lambda _s: tick()
         )
