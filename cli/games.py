@@ -480,6 +480,7 @@ def schema(what: str, game: str) -> None:
 
 HELP = """Type an action in the game's notation ('moves' lists them all), or:
   moves    list the legal actions
+  legend   what the table's marks mean
   help     this text
   quit     stop"""
 
@@ -551,17 +552,24 @@ def _play_human(
     console = Console(highlight=False)
     click.echo(
         f"{info.title} against the {bot_name} bot; you are {info.seats[human]}. Seed {seed}. "
-        "Type 'help' for help."
+        "Type 'help' for help, 'legend' for the table's marks."
     )
+    if info.legend:
+        click.echo(info.legend)
     shown = -1
     steps = 0
     while not state.is_terminal():
         who = state.current_player()
         if who == CHANCE or who != human:
             action = sample_chance(state, rng) if who == CHANCE else bot.step(state)
-            _tell(state, action, human, "chance" if who == CHANCE else info.seats[who])
+            before = state.clone() if info.narrate is not None else state
             state.apply_action(action)
             steps += 1
+            said = info.narrate(state, action, human) if info.narrate is not None else None
+            if said is not None:
+                click.echo(said)
+            else:
+                _tell(before, action, human, "chance" if who == CHANCE else info.seats[who])
             continue
         if shown != steps:
             console.print(info.render(state, human))
@@ -579,6 +587,9 @@ def _play_human(
         if line.lower() in ("help", "?"):
             click.echo(info.help or HELP)
             continue
+        if line.lower() == "legend":
+            click.echo(info.legend or "This game's table has no marks to explain.")
+            continue
         if line.lower() in ("moves", "legal"):
             click.echo(" | ".join(state.action_to_string(a) for a in state.legal_actions()))
             continue
@@ -592,6 +603,9 @@ def _play_human(
             for action in actions:
                 state.apply_action(action)
                 steps += 1
+                said = info.narrate(state, action, human) if info.narrate is not None else None
+                if said is not None:
+                    click.echo(said)
         except (InputError, IllegalActionError) as e:
             click.echo(f"Not allowed: {e}. Try again ('moves' lists what you can do).")
     console.print(info.render(state, None))

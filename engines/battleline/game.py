@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from battlejudge.engines.battleline import position as positions
-from battlejudge.engines.battleline.actions import CLAIM, END_CLAIMS, Action
+from battlejudge.engines.battleline.actions import CARD, CLAIM, DRAW, END_CLAIMS, Action
 from battlejudge.engines.battleline.bots.heuristic import HeuristicBot
 from battlejudge.engines.battleline.bots.random_bot import RandomBot
 from battlejudge.engines.battleline.bots.search import SearchBot
@@ -34,14 +34,16 @@ from battlejudge.engines.battleline.render import render as render_table
 from battlejudge.engines.battleline.state import (
     CLAIM_END,
     CLAIM_START,
+    HAND_SIZE,
     NORTH,
     PLAYERS,
     SOUTH,
     BattleLineState,
 )
-from battlejudge.engines.game import GameState, IllegalActionError
+from battlejudge.engines.game import CHANCE, GameState, IllegalActionError
 from battlejudge.engines.games import GameInfo, GameMeta, Options, Problem, Replayed, Setup
 from battlejudge.proofs.battleline.certificate import CertificateFile
+from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError
 
 OPTIONS = {
@@ -185,6 +187,46 @@ def human_input(state: GameState[Any], line: str) -> tuple[list[Any], str | None
     return [action], None
 
 
+LEGEND = """Legend: troops are a color and a value (R O Y G B P: red, orange, yellow, green,
+blue, purple; 1-10), in their color; tactics are named on grey. North's cards are above the
+flags, south's below. In the middle row: ▲ a flag north holds, ▼ one south holds, Fog or Mud
+at the flag, · nothing."""
+
+
+def narrate(state: GameState[Any], action: Any, human: int) -> str | None:
+    """What ``battlejudge play`` tells the human of an action just applied (``state`` is
+    after it): the card he drew, named (a chance draw, or the card a Scout put back on
+    top); a claim, his or the bot's, with its certificate checked again (the explanation,
+    the blocking cards and the DRAT proof, verified by dratify); None for the rest, which
+    ``play`` tells as the seat may see it."""
+    assert isinstance(state, BattleLineState)
+    a = action
+    if a.kind == CLAIM and state.claims and state.claims[-1].flag == a.flag:
+        record = state.claims[-1]
+        proof = record.proof
+        who = "You" if record.player == human else PLAYERS[record.player].capitalize()
+        lines = [f"{who} claimed {state.naming.flag} {a.flag + 1}; the claim holds:"]
+        lines += [f"  {line}" for line in proof.explanation]
+        blocking = " ".join(state.naming.card(c.code) for c in proof.blocking)
+        lines.append(f"  blocking cards: {blocking or 'none needed'}")
+        cert = proof.certificate
+        if cert.proof is not None and cert.cnf is not None:
+            verified = "verified by dratify" if bl.verify(proof) else "NOT verified"
+            lines.append(
+                f"  proof: DRAT refutation of a {cert.cnf.count(chr(10))}-line CNF, "
+                f"{cert.proof.count(chr(10))} lines, {verified}"
+            )
+        return "\n".join(lines)
+    drew = state.last_drawn
+    dealt = len(state.history) <= 2 * HAND_SIZE  # the deal: the hand shows those cards
+    if a.kind == CARD and not dealt and drew == a.card and drew in state.hands[human]:
+        return f"You drew {state.naming.card(drew)}."
+    if a.kind == DRAW and state.current_player() != CHANCE and state.to_move == human:
+        if state.hands[human] and state.hands[human][-1] == drew:
+            return f"You drew {state.naming.card(drew)} (the card put back on top)."
+    return None
+
+
 def answer_claim(state: BattleLineState, flag: int, player: int) -> str:
     """'Can I claim flag N?' (N from 1): the solver's proof or witness, without claiming."""
     if not 1 <= flag <= 9:
@@ -233,6 +275,8 @@ def _entry(name: str, title: str, defaults: dict[str, str]) -> GameInfo:
         },
         human_input=human_input,
         stats=_stats,
+        narrate=narrate,
+        legend=LEGEND,
     )
 
 
