@@ -21,7 +21,7 @@ from battlejudge.cli.common import (
     fail,
     log_options,
     open_log,
-    stderr_is_tty,
+    progress,
 )
 from battlejudge.engines.battleline.answers import claim_json, formation_json
 from battlejudge.proofs.budget import DEFAULT_TIME_LIMIT
@@ -225,14 +225,12 @@ def claims_check(file: IO[bytes], conflict_limit: int | None) -> None:
     """
     worst = EXIT_OK
     items = list(_lines(file)) if file is not sys.stdin.buffer else None
-    show = stderr_is_tty() and items is not None
     source: Any = items if items is not None else _lines(file)
-    with (
-        click.progressbar(source, label="claims", file=sys.stderr)
-        if show
-        else nullcontext(source) as bar
-    ):
-        for number, line in bar:
+    counted = progress(len(items), "claims", "lines") if items is not None else nullcontext(None)
+    with counted as tick:
+        for number, line in source:
+            if tick is not None:
+                tick()
             result = {"line": number, **check_line(line, conflict_limit)}
             if "error" in result:
                 worst = EXIT_BAD_INPUT

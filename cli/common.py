@@ -142,7 +142,7 @@ def _duration(seconds: float) -> str:
 
 @contextmanager
 def progress(
-    total: int, label: str, unit: str, every: float = PROGRESS_EVERY
+    total: int, label: str, unit: str, every: float | None = None
 ) -> Iterator[Callable[[], None]]:
     """Progress of a long run on stderr, with an estimate of the time left: a bar on a
     terminal; otherwise (piped, a CI log) a plain line every ``every`` seconds, e.g.
@@ -153,6 +153,7 @@ def progress(
         with click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True) as bar:
             yield lambda: bar.update(1)
         return
+    every = PROGRESS_EVERY if every is None else every
     start = time.monotonic()
     state = {"done": 0, "said": start}
 
