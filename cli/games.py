@@ -562,14 +562,15 @@ def _play_human(
         who = state.current_player()
         if who == CHANCE or who != human:
             action = sample_chance(state, rng) if who == CHANCE else bot.step(state)
-            before = state.clone() if info.narrate is not None else state
+            # What the seat may see is judged before the action changes the state.
+            told = state.public_action_string(action, human)
             state.apply_action(action)
             steps += 1
             said = info.narrate(state, action, human) if info.narrate is not None else None
             if said is not None:
                 click.echo(said)
-            else:
-                _tell(before, action, human, "chance" if who == CHANCE else info.seats[who])
+            elif told is not None:
+                click.echo(f"{'chance' if who == CHANCE else info.seats[who]}: {told}")
             continue
         if shown != steps:
             console.print(info.render(state, human))
@@ -611,13 +612,6 @@ def _play_human(
     console.print(info.render(state, None))
     result = result_of(info, state)
     click.echo(f"Game over: {'a draw' if result == 'draw' else result + ' wins'}.")
-
-
-def _tell(state: GameState[Any], action: Any, human: int, who: str) -> None:
-    """Echo what the human may know of an action he did not take (hidden ones masked)."""
-    text = state.public_action_string(action, human)
-    if text is not None:
-        click.echo(f"{who}: {text}")
 
 
 COMMANDS: tuple[click.Command, ...] = (selfplay, tournament, play, replay, show, schema)

@@ -173,7 +173,7 @@ def claims_offered(state: BattleLineState) -> set[int]:
     """Flags (1-9) the player to move may claim right now."""
     if state.phase not in (CLAIM_START, CLAIM_END):
         return set()
-    return {a.flag + 1 for a in state.legal_actions() if a.kind == CLAIM}
+    return {a.flag for a in state.legal_actions() if a.kind == CLAIM}
 
 
 def flag(state: BattleLineState, n: int) -> Flag:

@@ -123,7 +123,7 @@ def test_position_round_trip() -> None:
         for p in (0, 1):
             assert again.flags[i].sides[p] == state.flags[i].sides[p]
             if state.flags[i].claimed_by < 0 and len(state.flags[i].sides[p]) == 3:
-                assert again.claim_question(i, p) == state.claim_question(i, p)
+                assert again.claim_question(i + 1, p) == state.claim_question(i + 1, p)
 
 
 def test_published_schema_is_current() -> None:

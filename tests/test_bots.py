@@ -90,7 +90,7 @@ def _mud_discards() -> list[BattleLineState]:
     s.phase = PLAY_PHASE
     s.settle()
     s.card_count()
-    s.apply_action(Action(REDEPLOY, card=MUD, source=0, flag=DISCARD_PILE))
+    s.apply_action(Action(REDEPLOY, card=MUD, source=1, flag=DISCARD_PILE))
     assert s.phase == MUD_DISCARD and s.current_player() == NORTH == s.to_move
     own = s.clone()
     s.apply_action(s.legal_actions()[0])
@@ -470,8 +470,8 @@ def test_claims_are_legal_exactly_when_the_solver_proves_them() -> None:
                 f = s.flags[flag]
                 for player in (NORTH, SOUTH):
                     if f.claimed_by < 0 and len(f.sides[player]) == f.size:
-                        expected = bl.decide(s.claim_question(flag, player)).valid
-                        assert s.claimable(flag, player) == expected, (flag, player)
+                        expected = bl.decide(s.claim_question(flag + 1, player)).valid
+                        assert s.claimable(flag + 1, player) == expected, (flag, player)
                         checked += 1
             s.apply_action_unchecked(bot.step(s))
     assert checked > 200

@@ -6,9 +6,10 @@ records, in one import (python-chess is the model)::
     >>> state.is_legal(bl.Action.parse("claim 1"))
     False
 
-Flags are numbered 1-9 wherever a person reads or types them (the notation, the
-``claim_question`` helper, ``ClaimRecord.flag_number``); inside the engine's own lists
-(``state.flags``, ``Action.flag``) a flag is its list index 0-8, as for any Python list.
+Flags are numbered 1-9 in Python as in the notation (``Action.flag``, ``Action.source``,
+``ClaimRecord.flag``, ``flags_held()``, the flag arguments of ``claim_question``,
+``claimable`` and ``judge_claim``); only ``state.flags`` is a plain list, so flag ``n`` is
+``state.flags[n - 1]`` (or ``state.flag(n)``).
 
 The names are loaded when first used, so ``import battlejudge.engines.battleline`` costs
 nothing until then (the command line's start-up stays small).

@@ -205,7 +205,7 @@ def narrate(state: GameState[Any], action: Any, human: int) -> str | None:
         record = state.claims[-1]
         proof = record.proof
         who = "You" if record.player == human else PLAYERS[record.player].capitalize()
-        lines = [f"{who} claimed {state.naming.flag} {a.flag + 1}; the claim holds:"]
+        lines = [f"{who} claimed {state.naming.flag} {a.flag}; the claim holds:"]
         lines += [f"  {line}" for line in proof.explanation]
         blocking = " ".join(state.naming.card(c.code) for c in proof.blocking)
         lines.append(f"  blocking cards: {blocking or 'none needed'}")
@@ -232,7 +232,7 @@ def answer_claim(state: BattleLineState, flag: int, player: int) -> str:
     if not 1 <= flag <= 9:
         return f"There is no {state.naming.flag} {flag}."
     try:
-        proof = state.judge_claim(flag - 1, player)
+        proof = state.judge_claim(flag, player)
     except IllegalActionError as e:
         return f"No: {e}."
     lines = [f"Yes, {state.naming.flag} {flag} can be claimed (certified):"] if proof.valid else []

@@ -319,4 +319,4 @@ def claim_question(
     f = state.flags[flag - 1]
     if f.claimed_by >= 0:
         raise RuleError(f"{state.naming.flag} {flag} is already claimed by {PLAYERS[f.claimed_by]}")
-    return state.claim_question(flag - 1, seat)
+    return state.claim_question(flag, seat)

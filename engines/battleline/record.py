@@ -430,7 +430,7 @@ def _refused_claim(
 ) -> ReplayReport:
     """A claim the state does not offer: unjustified (the solver refutes it, with the
     witness) when the claim window is open and the side complete; illegal otherwise."""
-    flag = state.flags[action.flag] if 0 <= action.flag < len(state.flags) else None
+    flag = state.flags[action.flag - 1] if 1 <= action.flag <= len(state.flags) else None
     if not state.claim_window_open():
         report: ReplayReport = problem(
             "illegal", f"{token}: claims are not allowed at this point of the turn"

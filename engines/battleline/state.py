@@ -203,13 +203,8 @@ class ClaimRecord:
     turn: int
     player: int
     flag: int
-    """The flag's index in ``state.flags`` (0-8); :attr:`flag_number` is the 1-9 people use."""
+    """The flag claimed, numbered 1-9 as in the notation."""
     proof: bl.ProvedClaim
-
-    @property
-    def flag_number(self) -> int:
-        """The flag as the notation numbers it (1-9)."""
-        return self.flag + 1
 
 
 @dataclass(frozen=True)
@@ -298,7 +293,14 @@ class BattleLineState(GameState[Action]):
         return len(self.unknown[deck]) + len(self.known_top[deck])
 
     def flags_held(self, player: int) -> list[int]:
-        return [i for i, f in enumerate(self.flags) if f.claimed_by == player]
+        """The flags ``player`` holds, numbered 1-9."""
+        return [i for i, f in enumerate(self.flags, start=1) if f.claimed_by == player]
+
+    def flag(self, number: int) -> Flag:
+        """Flag ``number`` (1-9, as the notation numbers it): ``self.flags[number - 1]``."""
+        if not 1 <= number <= FLAGS:
+            raise IllegalActionError(f"there is no {self.naming.flag} {number}")
+        return self.flags[number - 1]
 
     def can_play_tactic(self, player: int) -> bool:
         """docs/rulings.md 11: never more than one tactic ahead of the opponent."""
@@ -312,13 +314,14 @@ class BattleLineState(GameState[Action]):
     # -- claims ----------------------------------------------------------------------
     def claim_question(self, flag: int, player: int) -> bl.ClaimQuestion:
         """The flag question from the table: the claimant's and opponent's cards at the
-        flag, every other face-up troop as seen, the environment, who completed first."""
-        f = self.flags[flag]
+        flag, every other face-up troop as seen, the environment, who completed first.
+        ``flag`` is numbered 1-9."""
+        f = self.flag(flag)
         mine = [bl.Card(p.card) for p in f.sides[player]]
         theirs = [bl.Card(p.card) for p in f.sides[1 - player]]
         seen = [
             bl.Card(p.card)
-            for i, other in enumerate(self.flags)
+            for i, other in enumerate(self.flags, start=1)
             if i != flag
             for side in other.sides
             for p in side
@@ -360,7 +363,7 @@ class BattleLineState(GameState[Action]):
         agrees with the SAT proof :meth:`judge_claim` gives; a claim is legal iff this
         holds. ``pool``: :meth:`claim_pool`, when the caller has it already.
         """
-        f = self.flags[flag]
+        f = self.flag(flag)
         mine = f.sides[player]
         n = f.size
         if f.claimed_by >= 0 or len(mine) != n:
@@ -379,14 +382,15 @@ class BattleLineState(GameState[Action]):
         )
 
     def judge_claim(self, flag: int, player: int) -> bl.ProvedClaim:
-        """The certified answer to a claim: a proof, or the witness that beats it."""
-        f = self.flags[flag]
+        """The certified answer to a claim at flag ``flag`` (1-9): a proof, or the witness
+        that beats it."""
+        f = self.flag(flag)
         if f.claimed_by >= 0:
-            raise IllegalActionError(f"{self.naming.flag} {flag + 1} is already claimed")
+            raise IllegalActionError(f"{self.naming.flag} {flag} is already claimed")
         if len(f.sides[player]) != f.size:
             raise IllegalActionError(
                 f"{PLAYERS[player]} has {len(f.sides[player])} of {f.size} cards at "
-                f"{self.naming.flag} {flag + 1}: a claim needs a complete formation"
+                f"{self.naming.flag} {flag}: a claim needs a complete formation"
             )
         return bl.prove(self.claim_question(flag, player))
 
@@ -399,7 +403,7 @@ class BattleLineState(GameState[Action]):
     def _claims(self, player: int) -> list[Action]:
         out = []
         pool = None
-        for i, f in enumerate(self.flags):
+        for i, f in enumerate(self.flags, start=1):
             if f.claimed_by < 0 and len(f.sides[player]) == f.size:
                 pool = self.claim_pool() if pool is None else pool
                 if self.claimable(i, player, pool):
@@ -421,13 +425,14 @@ class BattleLineState(GameState[Action]):
         if self.phase == SCOUT_RETURN:
             return [Action(RETURN, card=c) for c in sorted(set(self.hands[p]))]
         owner, flag = self.mud_queue[0]
-        return [Action(DISCARD, card=pl.card, source=flag) for pl in self.flags[flag].sides[owner]]
+        side = self.flags[flag].sides[owner]  # mud_queue holds list indexes
+        return [Action(DISCARD, card=pl.card, source=flag + 1) for pl in side]
 
     def _plays(self, p: int) -> list[Action]:
         out: list[Action] = []
         opp = 1 - p
-        open_flags = [i for i, f in enumerate(self.flags) if f.open_slot(p)]
-        live = [i for i, f in enumerate(self.flags) if f.claimed_by < 0]
+        open_flags = [i for i, f in enumerate(self.flags, start=1) if f.open_slot(p)]
+        live = [i for i, f in enumerate(self.flags, start=1) if f.claimed_by < 0]
         tactic_ok = self.can_play_tactic(p)
         removable = self.config.environment_removable
         for c in sorted(set(self.hands[p])):
@@ -446,7 +451,7 @@ class BattleLineState(GameState[Action]):
                 out.append(Action(SCOUT, card=SCOUT_CARD))
             elif c == REDEPLOY_CARD:
                 for i in live:
-                    f = self.flags[i]
+                    f = self.flags[i - 1]
                     for pl in f.sides[p]:
                         dests = [j for j in open_flags if j != i] + [DISCARD_PILE]
                         out += [Action(REDEPLOY, card=pl.card, source=i, flag=j) for j in dests]
@@ -458,7 +463,7 @@ class BattleLineState(GameState[Action]):
                             ]
             elif c == DESERTER_CARD:
                 for i in live:
-                    f = self.flags[i]
+                    f = self.flags[i - 1]
                     out += [Action(DESERTER, card=pl.card, source=i) for pl in f.sides[opp]]
                     if removable:
                         out += [
@@ -468,7 +473,7 @@ class BattleLineState(GameState[Action]):
                         ]
             elif c == TRAITOR_CARD:
                 for i in live:
-                    for pl in self.flags[i].sides[opp]:
+                    for pl in self.flags[i - 1].sides[opp]:
                         if pl.card < 60:
                             out += [
                                 Action(TRAITOR, card=pl.card, source=i, flag=j) for j in open_flags
@@ -498,8 +503,8 @@ class BattleLineState(GameState[Action]):
         k = action.kind
         step = PHASE_NAMES[self.phase]
         if k == CLAIM:
-            if not 0 <= action.flag < FLAGS:
-                return f"there is no {note} {action.flag + 1}"
+            if not 1 <= action.flag <= FLAGS:
+                return f"there is no {note} {action.flag}"
             if not self.claim_window_open():
                 return (
                     f"{text}: claims are made at the start of the turn"
@@ -515,7 +520,7 @@ class BattleLineState(GameState[Action]):
             except IllegalActionError as e:
                 return f"{text}: {e}"
             if proof.witness is not None:
-                return f"{name} cannot claim {note} {action.flag + 1}: {proof.explanation[0]}"
+                return f"{name} cannot claim {note} {action.flag}: {proof.explanation[0]}"
             return f"{text} is not legal now ({step}, {name} to act)"
         wanted = {
             PLAY: (PLAY_PHASE,),
@@ -557,18 +562,18 @@ class BattleLineState(GameState[Action]):
         if k == RETURN:
             return f"{text}: {card} is not in {name}'s hand"
         if k == DISCARD:
-            return f"{text}: {card} is not on that side of {note} {action.source + 1}"
+            return f"{text}: {card} is not on that side of {note} {action.source}"
         target = action.flag if k == PLAY else action.source
         if k in (PLAY, REDEPLOY, DESERTER, TRAITOR):
-            if not 0 <= target < FLAGS:
-                return f"{text}: there is no {note} {target + 1}"
-            if self.flags[target].claimed_by >= 0:
+            if not 1 <= target <= FLAGS:
+                return f"{text}: there is no {note} {target}"
+            if self.flag(target).claimed_by >= 0:
                 return (
-                    f"{text}: {note} {target + 1} is claimed; no card may be added to it or "
+                    f"{text}: {note} {target} is claimed; no card may be added to it or "
                     f"taken from it"
                 )
         if k == PLAY:
-            f = self.flags[target]
+            f = self.flag(target)
             if action.card in LEADERS and self.leader_played[who]:
                 return (
                     f"{text}: {name} already played a Leader; the second stays in his hand "
@@ -576,16 +581,16 @@ class BattleLineState(GameState[Action]):
                 )
             if action.card not in ENVIRONMENT and not f.open_slot(who):
                 return (
-                    f"{text}: {name}'s side of {note} {target + 1} is full "
+                    f"{text}: {name}'s side of {note} {target} is full "
                     f"({len(f.sides[who])} of {f.size} cards)"
                 )
         if k in (REDEPLOY, DESERTER, TRAITOR):
             owner = who if k == REDEPLOY else 1 - who
-            src = self.flags[target]
+            src = self.flag(target)
             on_side = any(p.card == action.card for p in src.sides[owner])
             env = any(p.card == action.card and p.owner == owner for p in src.environment)
             if not on_side and not env:
-                return f"{text}: {card} is not on {PLAYERS[owner]}'s side of {note} {target + 1}"
+                return f"{text}: {card} is not on {PLAYERS[owner]}'s side of {note} {target}"
             if env and not self.config.environment_removable:
                 return (
                     f"{text}: played Fog and Mud stay until the end of the game "
@@ -595,12 +600,12 @@ class BattleLineState(GameState[Action]):
                 return f"{text}: Traitor takes a troop, never a tactic (docs/rulings.md 9)"
             dest = action.flag
             if k in (REDEPLOY, TRAITOR) and dest != DISCARD_PILE:
-                if not 0 <= dest < FLAGS:
-                    return f"{text}: there is no {note} {dest + 1}"
+                if not 1 <= dest <= FLAGS:
+                    return f"{text}: there is no {note} {dest}"
                 if dest == target:
                     return f"{text}: the card must go to another {note}"
-                if not env and not self.flags[dest].open_slot(who):
-                    return f"{text}: {name} has no open slot at {note} {dest + 1}"
+                if not env and not self.flag(dest).open_slot(who):
+                    return f"{text}: {name} has no open slot at {note} {dest}"
         return f"{text} is not legal now ({step}, {name} to act)"
 
     def child(self, action: Action) -> BattleLineState:
@@ -727,7 +732,7 @@ class BattleLineState(GameState[Action]):
             self.leader_played[p] = True
         self.phase = CLAIM_END
         if a.kind == PLAY:
-            f = self.flags[a.flag]
+            f = self.flags[a.flag - 1]
             if card in ENVIRONMENT:
                 f.environment.append(Placed(card, self.turn, p))
             else:
@@ -739,21 +744,21 @@ class BattleLineState(GameState[Action]):
             self.phase = SCOUT_DRAW
             return
         self.discards[p].append(card)  # guile tactics lie face up by the deck
-        src = self.flags[a.source]
+        src = self.flags[a.source - 1]
         if a.kind in (REDEPLOY, DESERTER):
             owner = p if a.kind == REDEPLOY else opp
             moved = self._take(src, owner, a.card)
             if a.kind == DESERTER or a.flag == DISCARD_PILE:
                 self.discards[owner].append(a.card)
             elif a.card in ENVIRONMENT:
-                self.flags[a.flag].environment.append(Placed(a.card, self.turn, p))
+                self.flags[a.flag - 1].environment.append(Placed(a.card, self.turn, p))
             else:
-                self.flags[a.flag].sides[p].append(Placed(moved.card, self.turn))
+                self.flags[a.flag - 1].sides[p].append(Placed(moved.card, self.turn))
             if a.card == MUD:
-                self._mud_left(a.source)
+                self._mud_left(a.source - 1)
         elif a.kind == TRAITOR:
             moved = self._take(src, opp, a.card)
-            self.flags[a.flag].sides[p].append(Placed(moved.card, self.turn))
+            self.flags[a.flag - 1].sides[p].append(Placed(moved.card, self.turn))
 
     @staticmethod
     def _take(f: Flag, owner: int, card: CardCode) -> Placed:
@@ -773,16 +778,16 @@ class BattleLineState(GameState[Action]):
             self.phase = MUD_DISCARD
 
     def _claim(self, flag: int, p: int) -> None:
+        """Claim flag ``flag`` (1-9) for ``p``, with its proof when certifying."""
         if self.certify:
             proof = self.judge_claim(flag, p)
             if not proof.valid:
                 raise IllegalActionError(
-                    f"{PLAYERS[p]} cannot claim {self.naming.flag} {flag + 1}: "
-                    f"{proof.explanation[0]}"
+                    f"{PLAYERS[p]} cannot claim {self.naming.flag} {flag}: {proof.explanation[0]}"
                 )
             self.claims.append(ClaimRecord(self.turn, p, flag, proof))
             self._log_claim(flag, p, proof)
-        self.flags[flag].claimed_by = p
+        self.flags[flag - 1].claimed_by = p
         self.progress = True
         reason = flags_win([f.claimed_by == p for f in self.flags])
         if reason is not None:  # docs/rulings.md 15
@@ -881,14 +886,14 @@ class BattleLineState(GameState[Action]):
         if action.kind == CLAIM and action not in self.legal_actions():
             p = self.to_move
             proof = None
-            if self.claim_window_open() and 0 <= action.flag < FLAGS:
-                f = self.flags[action.flag]
+            if self.claim_window_open() and 1 <= action.flag <= FLAGS:
+                f = self.flags[action.flag - 1]
                 if f.claimed_by < 0 and len(f.sides[p]) == f.size:
                     proof = self.judge_claim(action.flag, p)
             if proof is not None and not proof.valid:
                 self._log_claim(action.flag, p, proof)
                 raise IllegalActionError(
-                    f"{PLAYERS[p]} cannot claim {self.naming.flag} {action.flag + 1}: "
+                    f"{PLAYERS[p]} cannot claim {self.naming.flag} {action.flag}: "
                     f"{proof.explanation[0]}"
                 )
             raise IllegalActionError(self.why_illegal(action))
@@ -907,7 +912,7 @@ class BattleLineState(GameState[Action]):
             game=self.game_id,
             turn=self.turn,
             player=PLAYERS[player],
-            flag=flag + 1,
+            flag=flag,
         )
 
     # -- results ---------------------------------------------------------------------
