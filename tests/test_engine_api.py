@@ -99,3 +99,16 @@ def test_parse_action_names_an_unknown_card() -> None:
         state.parse_action("R11@1")
     with pytest.raises(InputError, match=r"'10' in 'R5@10' is not a flag number 1-9"):
         state.parse_action("R5@10")
+
+
+def test_flags_are_numbered_as_in_the_notation() -> None:
+    """Issue 21: flags were 0-based in Python and 1-based in the notation."""
+    assert bl.Action.parse("R7@3").flag == 3
+    assert bl.Action.parse("redeploy R7@3>5").source == 3
+    assert bl.Action.parse("claim 9").flag == 9
+    state = dealt()
+    assert state.flag(3) is state.flags[2]
+    for action in state.legal_actions():
+        assert 1 <= action.flag <= 9 and str(action).endswith(f"@{action.flag}")
+    with pytest.raises(bl.IllegalActionError, match="there is no flag 0"):
+        state.flag(0)
