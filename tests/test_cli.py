@@ -274,3 +274,20 @@ def test_long_runs_report_progress_when_piped(capsys: pytest.CaptureFixture[str]
     with progress(4, "quick", "games") as tick:  # shorter than the interval: silent
         tick()
     assert capsys.readouterr().err == ""
+
+
+def test_one_name_per_concept_with_the_old_names_unlisted() -> None:
+    """Issue 21: --player/--seat/--viewer and --bot/--engine were one concept each."""
+    pos = str(Path(__file__).resolve().parent.parent / "examples/positions/wedge-beats-blue-8.json")
+    new = run("claim", pos, "--flag", "1", "--seat", "north", "--json")
+    old = run("claim", pos, "--flag", "1", "--player", "north", "--json")
+    assert new.exit_code == old.exit_code == 0
+    assert json.loads(new.output)["verdict"] == json.loads(old.output)["verdict"] == "valid"
+    for command, current, former in (
+        ("claim", "--seat", "--player"),
+        ("show", "--seat", "--player"),
+        ("play", "--seat", "--player"),
+        ("bot", "--bot", "--engine"),
+    ):
+        shown = run(command, "--help").output
+        assert current in shown and former not in shown, command

@@ -1,6 +1,6 @@
 """The Battle Line game: setup, turns, the nine flags, all ten tactics, claims, game end.
 
-Rules: the GMT rulebook (seed 000) with docs/rulings.md, rulings 1-16. A claim is
+Rules: the GMT rulebook (seed 000) with docs/rulings.md, rulings 1-17. A claim is
 legal exactly when it holds, as the solver's fast exact decider says (no SAT call on
 the hot path); the engine keeps the certificate (the SAT proof) of every claim it
 allows, unless ``certify`` is off, and answers a refused claim with the solver's
