@@ -63,7 +63,7 @@ def _load_game(path: Path) -> tuple[str, _Game]:
         for i in range(FLAGS):
             f = state.flags[i]
             if f.claimed_by < 0 and len(f.sides[p]) == f.size:
-                asked[(turn, PLAYERS[p], i + 1)].add(state.claim_question(i, p).canonical())
+                asked[(turn, PLAYERS[p], i + 1)].add(state.claim_question(i + 1, p).canonical())
 
     report = replay(rec, on_step=look)
     p = report.problem
@@ -71,7 +71,7 @@ def _load_game(path: Path) -> tuple[str, _Game]:
         kind = p.kind.replace("-", " ")
         raise UnsoundGame(f"{path.name}: turn {p.turn} (line {p.line}): {kind}: {p.detail}")
     claims: dict[tuple[int, str, int], str] = {
-        (c.turn, PLAYERS[c.player], c.flag + 1): c.proof.question.canonical()
+        (c.turn, PLAYERS[c.player], c.flag): c.proof.question.canonical()
         for c in report.state.claims
     }
     return game_id, _Game(path, claims, asked)

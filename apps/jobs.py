@@ -179,7 +179,7 @@ def _position_question(body: Any) -> tuple[bl.ClaimQuestion, dict[str, Any]]:
     if f.claimed_by >= 0:
         holder = ("north", "south")[f.claimed_by]
         raise InputError(f"flag {flag} is already claimed by {holder}")
-    q = table.claim_question(flag - 1, ("north", "south").index(player))
+    q = table.claim_question(flag, ("north", "south").index(player))
     return q, {"turn": table.turn, "player": player, "flag": flag}
 
 

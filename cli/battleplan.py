@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from battlejudge.cli.common import EXIT_NO, emit_json
+from battlejudge.cli.common import EXIT_NO, Renamed, emit_json
 from battlejudge.engines.battleplan.position import (
     Goal,
     exhaustive,
@@ -233,7 +233,10 @@ def threats_cmd(position: str, player: str, time_limit: float, as_json: bool) ->
 @click.argument("record", type=click.Path(dir_okay=False))
 @click.option("--step", type=click.IntRange(min=0), required=True, help="Actions to replay.")
 @click.option(
+    "--seat",
     "--viewer",
+    "viewer",
+    cls=Renamed,
     type=click.Choice(["p1", "p2", "none"]),
     default="none",
     show_default=True,

@@ -16,11 +16,12 @@ from battlejudge.cli.common import (
     EXIT_NO,
     EXIT_OK,
     EXIT_UNDECIDED,
+    Renamed,
     emit_json,
     fail,
     log_options,
     open_log,
-    stderr_is_tty,
+    progress,
 )
 from battlejudge.engines.battleline.answers import claim_json, formation_json
 from battlejudge.proofs.budget import DEFAULT_TIME_LIMIT
@@ -64,10 +65,13 @@ def _print_claim(p: bl.ProvedClaim, verified: bool, certificate: str | None) -> 
     "--flag", type=click.IntRange(1, 9), default=None, help="With POSITION: the flag claimed (1-9)."
 )
 @click.option(
+    "--seat",
     "--player",
+    "player",
+    cls=Renamed,
     type=click.Choice(["north", "south"]),
     default=None,
-    help="With POSITION: the claimant.",
+    help="With POSITION: the claimant's seat.",
 )
 @click.option("--mine", default=None, help="The claimant's cards at the flag, e.g. 'R4 R5 R3'.")
 @click.option("--theirs", default="", help="The opponent's cards at the flag.")
@@ -114,7 +118,7 @@ def claim(
     """Decide whether a flag can be claimed, with a checked proof or a beating completion.
 
     Either give the flag's cards (--mine, --theirs, --seen, ...) or a POSITION.json with
-    --flag N --player north|south: the question is then derived from the table.
+    --flag N --seat north|south: the question is then derived from the table.
     Exit 0 valid, 1 invalid, 2 bad input, 3 undecided.
     """
     if position is not None:
@@ -130,21 +134,16 @@ def claim(
         if given:
             raise click.UsageError(f"{given[0]} does not go with a POSITION file")
         if flag is None or player is None:
-            raise click.UsageError("a POSITION needs --flag N and --player north|south")
-        from battlejudge.engines.battleline.position import read_state
+            raise click.UsageError("a POSITION needs --flag N and --seat north|south")
+        from battlejudge.engines.battleline.position import claim_question, read_state
 
         state = read_state(position)
-        f = state.flags[flag - 1]
-        if f.claimed_by >= 0:
-            raise ValueError(
-                f"flag {flag} is already claimed by {('north', 'south')[f.claimed_by]}"
-            )
-        q = state.claim_question(flag - 1, ("north", "south").index(player))
+        q = claim_question(state, flag, player)
     else:
         if mine is None:
-            raise click.UsageError("give --mine CARDS, or a POSITION with --flag and --player")
+            raise click.UsageError("give --mine CARDS, or a POSITION with --flag and --seat")
         if flag is not None or player is not None:
-            raise click.UsageError("--flag and --player go with a POSITION file")
+            raise click.UsageError("--flag and --seat go with a POSITION file")
         q = bl.ClaimQuestion(mine, theirs, seen, mud=mud, fog=fog, completed_first=completed_first)
     start = time.perf_counter()
     p = bl.prove(q, conflict_limit=conflict_limit)
@@ -226,14 +225,12 @@ def claims_check(file: IO[bytes], conflict_limit: int | None) -> None:
     """
     worst = EXIT_OK
     items = list(_lines(file)) if file is not sys.stdin.buffer else None
-    show = stderr_is_tty() and items is not None
     source: Any = items if items is not None else _lines(file)
-    with (
-        click.progressbar(source, label="claims", file=sys.stderr)
-        if show
-        else nullcontext(source) as bar
-    ):
-        for number, line in bar:
+    counted = progress(len(items), "claims", "lines") if items is not None else nullcontext(None)
+    with counted as tick:
+        for number, line in source:
+            if tick is not None:
+                tick()
             result = {"line": number, **check_line(line, conflict_limit)}
             if "error" in result:
                 worst = EXIT_BAD_INPUT

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, NoReturn, TypeVar
 
 import click
@@ -110,3 +112,67 @@ def open_log(path: str | None, key: str | None) -> Any:
     from battlejudge.proofs.store import open_store
 
     return open_store(path, load_private_key(key) if key else None)
+
+
+class Renamed(click.Option):
+    """An option whose first name is the one the commands share (``--seat``, ``--bot``);
+    the names after it are the old ones, still accepted for one release but left out of
+    ``--help`` (issue 21: one option name per concept)."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        """The help line with the current name only."""
+        names = self.opts
+        self.opts = names[:1]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = names
+
+
+PROGRESS_EVERY = 10.0
+"""Seconds between the plain progress lines of a long run whose stderr is not a terminal."""
+
+
+def _duration(seconds: float) -> str:
+    seconds = round(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, secs = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m{secs:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"
+
+
+@contextmanager
+def progress(
+    total: int, label: str, unit: str, every: float | None = None
+) -> Iterator[Callable[[], None]]:
+    """Progress of a long run on stderr, with an estimate of the time left: a bar on a
+    terminal; otherwise (piped, a CI log) a plain line every ``every`` seconds, e.g.
+    ``tournament: 12/120 games, 1m20s so far, about 9m00s left``. A run shorter than
+    ``every`` prints nothing when piped. Yields the function to call once per item done.
+    """
+    if sys.stderr.isatty():
+        with click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True) as bar:
+            yield lambda: bar.update(1)
+        return
+    every = PROGRESS_EVERY if every is None else every
+    start = time.monotonic()
+    state = {"done": 0, "said": start}
+
+    def tick() -> None:
+        state["done"] += 1
+        now = time.monotonic()
+        if now - state["said"] < every and state["done"] < total:
+            return
+        if now - start < every:
+            return  # a short run says nothing
+        state["said"] = now
+        done = int(state["done"])
+        elapsed = now - start
+        left = elapsed / done * (total - done)
+        rest = f", about {_duration(left)} left" if done < total else ", done"
+        click.echo(f"{label}: {done}/{total} {unit}, {_duration(elapsed)} so far{rest}", err=True)
+
+    yield tick

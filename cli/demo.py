@@ -11,7 +11,13 @@ from battlejudge.solver import battleline as bl
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True, help="One JSON result per example.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='One JSON document: {"examples": [{"name", "source", "expected", "as_expected", '
+    '"verified", ...claim --json\'s keys}], "count", "as_expected"}.',
+)
 def demo(as_json: bool) -> None:
     """Adjudicate the rulebook's flag examples (examples/rulebook.json): each verdict
     with its explanation or witness, every certificate checked.
@@ -20,6 +26,7 @@ def demo(as_json: bool) -> None:
     """
     cases = examples.rulebook_cases()
     agree = 0
+    results = []
     for case in cases:
         q = bl.ClaimQuestion.from_json(case["question"])
         p = bl.prove(q)
@@ -30,7 +37,7 @@ def demo(as_json: bool) -> None:
         )
         agree += ok
         if as_json:
-            emit_json(
+            results.append(
                 {
                     "name": case["name"],
                     "source": case["source"],
@@ -64,7 +71,9 @@ def demo(as_json: bool) -> None:
         if not ok:
             click.secho(f"  EXPECTED {case['verdict']} {expected_blocking or ''}", fg="red")
         click.echo()
-    if not as_json:
+    if as_json:
+        emit_json({"examples": results, "count": len(cases), "as_expected": agree})
+    else:
         click.echo(
             f"{len(cases)} rulebook examples adjudicated; {agree} as the rulebook says; "
             f"every certificate verified."

@@ -11,20 +11,27 @@ from __future__ import annotations
 
 import json
 import random
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 from rich.console import Console
 
-from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json, log_options, open_log, stderr_is_tty
+from battlejudge.cli.common import (
+    EXIT_NO,
+    EXIT_OK,
+    Renamed,
+    emit_json,
+    log_options,
+    open_log,
+    progress,
+)
 from battlejudge.engines.game import CHANCE, GameState, IllegalActionError, sample_chance
 from battlejudge.engines.games import (
     DEFAULT_GAME,
     GameInfo,
+    Replayed,
     Setup,
     all_games,
     game_names,
@@ -114,15 +121,6 @@ def split_bots(text: str, info: GameInfo, at_least: int, **bot_opts: Any) -> lis
     return names
 
 
-@contextmanager
-def _progress(total: int, label: str, show: bool) -> Iterator[Callable[[], None]]:
-    if not show:
-        yield lambda: None
-        return
-    with click.progressbar(length=total, label=label, file=sys.stderr) as bar:
-        yield lambda: bar.update(1)
-
-
 # -- selfplay ---------------------------------------------------------------------------
 
 
@@ -185,13 +183,9 @@ def selfplay(
     )
     wins = [0] * len(names)  # by position in ``names`` (the two bots may have one name)
     draws = 0
-    show = stderr_is_tty() and not as_json
-    with (
-        click.progressbar(runs, length=games, label="selfplay", file=sys.stderr)
-        if show
-        else nullcontext(runs) as bar
-    ):
-        for g in bar:
+    with progress(games, "selfplay", "games") as tick:
+        for g in runs:
+            tick()
             winner = g.winner_index
             if winner is None:
                 draws += 1
@@ -252,7 +246,7 @@ def tournament(
     extra = bot_settings(budget, iterations)
     names = split_bots(bots_text or ",".join(info.bots), info, 2, **extra)
     total = len(schedule(names, games, seed))
-    with _progress(total, "tournament", stderr_is_tty()) as tick:
+    with progress(total, "tournament", "games") as tick:
         pairs = run_tournament(
             info, names, games, seed, options, bot_options=extra, progress=lambda _s: tick()
         )
@@ -300,26 +294,27 @@ def read_text(path: str) -> str:
 
 @click.command()
 @click.argument("record", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
-@click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='One JSON document, the same keys for every game: {"game", "sound", "result", '
+    '"actions", "turns", "claims", "problem"} (turns and claims: Battle Line, else null; '
+    'problem: {"line", "kind", "detail", "where"} or null).',
+)
 def replay(record: str, as_json: bool) -> None:
     """Replay a game RECORD (.blg, .bpg, .lbg, .fdg, or - for stdin), checking every
     action; a Battle Line record re-adjudicates every claim with a fresh proof.
 
     Exit 0 if the record is sound, 1 at the first illegal move or unjustified claim
-    (named with its turn or action and its line), 2 if it cannot be parsed.
+    (named with its turn or action, its line and the rule it breaks), 2 if it cannot be
+    parsed.
     """
     text = read_text(record)
     report = detect(text, record).replay(text)
     problem = report.problem
     if as_json:
-        emit_json(
-            {
-                "game": report.game.name,
-                "sound": report.sound,
-                **report.facts,
-                "problem": None if problem is None else problem.fields,
-            }
-        )
+        emit_json(replay_json(report))
     elif problem is None:
         click.secho(f"SOUND: {report.summary}", fg="green")
     else:
@@ -331,8 +326,29 @@ def replay(record: str, as_json: bool) -> None:
     raise click.exceptions.Exit(EXIT_OK if report.sound else EXIT_NO)
 
 
+def replay_json(report: Replayed) -> dict[str, Any]:
+    """``replay --json``: one shape for every game (absent facts are null)."""
+    p = report.problem
+    return {
+        "game": report.game.name,
+        "sound": report.sound,
+        "result": report.facts.get("result"),
+        "actions": report.facts.get("actions", len(getattr(report.state, "history", []))),
+        "turns": report.facts.get("turns"),
+        "claims": report.facts.get("claims"),
+        "problem": None
+        if p is None
+        else {"line": p.line, "kind": p.kind, "detail": p.detail, "where": p.where},
+    }
+
+
 def _is_position(text: str) -> bool:
     return text.lstrip().startswith("{")
+
+
+SHOWN = (
+    "show draws Battle Line position files and the records of every game (.blg, .bpg, .lbg, .fdg)"
+)
 
 
 @click.command()
@@ -341,11 +357,19 @@ def _is_position(text: str) -> bool:
     "--turn",
     type=click.IntRange(min=1),
     default=None,
-    help="For a record: the table at the start of this turn (Battle Line), or after this "
-    "many actions (the other games).",
+    help="A Battle Line record: the table at the start of turn N (1 to the record's last).",
 )
 @click.option(
+    "--step",
+    type=click.IntRange(min=0),
+    default=None,
+    help="A record of the other games: the table after N actions (0 to the record's last).",
+)
+@click.option(
+    "--seat",
     "--player",
+    "player",
+    cls=Renamed,
     default=None,
     help="Show only what this seat may see (north, south; other games: their seats).",
 )
@@ -353,20 +377,40 @@ def _is_position(text: str) -> bool:
     "--json",
     "as_json",
     is_flag=True,
-    help="Print the table (as a position file if the game has them).",
+    help="Print the table: a position file (Battle Line), else {game, actions, to_act, "
+    "result, view}.",
 )
-def show(file: str, turn: int | None, player: str | None, as_json: bool) -> None:
-    """Draw the table of a POSITION.json or of a game record (at --turn)."""
+def show(file: str, turn: int | None, step: int | None, player: str | None, as_json: bool) -> None:
+    """Draw the table of a Battle Line POSITION.json, or of a game record of any game
+    (at --turn N for Battle Line, --step N for the others; the end by default).
+
+    Exit 0 drawn, 2 for bad input (a --turn or --step past the record's end, a file show
+    does not draw)."""
     text = read_text(file)
     if _is_position(text):
-        if turn is not None:
-            raise click.UsageError("--turn goes with a game record, not a position")
+        if turn is not None or step is not None:
+            raise InputError("--turn and --step go with a game record, not a position")
         info = _position_game(text, file)
         assert info.read_position is not None
         state = info.read_position(file)
         steps = None
     else:
-        report = detect(text, file).replay(text, upto=turn)
+        fmt = detect(text, file)
+        whole = fmt.replay(text)
+        by_turns = "turns" in whole.facts
+        if turn is not None and not by_turns:
+            raise InputError(
+                f"--turn counts Battle Line's turns; a {whole.game.title} record is shown "
+                f"after --step N actions"
+            )
+        if step is not None and by_turns:
+            raise InputError("--step counts the other games' actions; give --turn N")
+        upto = turn if turn is not None else step
+        last = whole.facts["turns"] if by_turns else whole.facts["actions"]
+        if upto is not None and upto > last:
+            unit = "turns 1" if by_turns else "actions 0"
+            raise InputError(f"--{'turn' if by_turns else 'step'} {upto}: {file} has {unit}-{last}")
+        report = whole if upto is None else fmt.replay(text, upto=upto)
         info, state = report.game, report.state
         steps = report.facts.get("actions")
         if report.problem is not None:
@@ -398,18 +442,24 @@ def show(file: str, turn: int | None, player: str | None, as_json: bool) -> None
 
 
 def _position_game(text: str, source: str) -> GameInfo:
-    """The game a position file belongs to: its ``"game"`` field, else the first game
-    with position files (Battle Line)."""
+    """The game a position file belongs to: its ``"game"`` field, else Battle Line (the
+    one game whose positions show draws); anything else is named as bad input."""
     with_positions = [g for g in all_games() if g.read_position is not None]
     try:
-        named = json.loads(text).get("game")
-    except (ValueError, AttributeError):
-        named = None
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    named = data.get("game") if isinstance(data, dict) else None
     for g in with_positions:
         if g.name == named:
             return g
     if named is not None:
-        raise InputError(f"{source}: no position files for game {named!r}")
+        raise InputError(
+            f"{source}: show cannot draw a {named!r} position ({SHOWN}; the other games' "
+            f"position files are read by their ask commands)"
+        )
+    if not isinstance(data, dict) or "flags" not in data:
+        raise InputError(f"{source}: not a Battle Line position ({SHOWN})")
     return with_positions[0]
 
 
@@ -430,6 +480,7 @@ def schema(what: str, game: str) -> None:
 
 HELP = """Type an action in the game's notation ('moves' lists them all), or:
   moves    list the legal actions
+  legend   what the table's marks mean
   help     this text
   quit     stop"""
 
@@ -442,7 +493,14 @@ HELP = """Type an action in the game's notation ('moves' lists them all), or:
     help="The opponent: one of the game's bots, or module:Class (default: Battle Line's "
     "heuristic; other games their strongest).",
 )
-@click.option("--seat", default=None, help="Your seat (default the first: north, p1).")
+@click.option(
+    "--seat",
+    "--player",
+    "seat",
+    cls=Renamed,
+    default=None,
+    help="Your seat (default the first: north, p1).",
+)
 @click.option(
     "--theme",
     type=click.Choice(["battleline", "nine-circles"]),
@@ -494,17 +552,25 @@ def _play_human(
     console = Console(highlight=False)
     click.echo(
         f"{info.title} against the {bot_name} bot; you are {info.seats[human]}. Seed {seed}. "
-        "Type 'help' for help."
+        "Type 'help' for help, 'legend' for the table's marks."
     )
+    if info.legend:
+        click.echo(info.legend)
     shown = -1
     steps = 0
     while not state.is_terminal():
         who = state.current_player()
         if who == CHANCE or who != human:
             action = sample_chance(state, rng) if who == CHANCE else bot.step(state)
-            _tell(state, action, human, "chance" if who == CHANCE else info.seats[who])
+            # What the seat may see is judged before the action changes the state.
+            told = state.public_action_string(action, human)
             state.apply_action(action)
             steps += 1
+            said = info.narrate(state, action, human) if info.narrate is not None else None
+            if said is not None:
+                click.echo(said)
+            elif told is not None:
+                click.echo(f"{'chance' if who == CHANCE else info.seats[who]}: {told}")
             continue
         if shown != steps:
             console.print(info.render(state, human))
@@ -522,6 +588,9 @@ def _play_human(
         if line.lower() in ("help", "?"):
             click.echo(info.help or HELP)
             continue
+        if line.lower() == "legend":
+            click.echo(info.legend or "This game's table has no marks to explain.")
+            continue
         if line.lower() in ("moves", "legal"):
             click.echo(" | ".join(state.action_to_string(a) for a in state.legal_actions()))
             continue
@@ -535,18 +604,14 @@ def _play_human(
             for action in actions:
                 state.apply_action(action)
                 steps += 1
+                said = info.narrate(state, action, human) if info.narrate is not None else None
+                if said is not None:
+                    click.echo(said)
         except (InputError, IllegalActionError) as e:
             click.echo(f"Not allowed: {e}. Try again ('moves' lists what you can do).")
     console.print(info.render(state, None))
     result = result_of(info, state)
     click.echo(f"Game over: {'a draw' if result == 'draw' else result + ' wins'}.")
-
-
-def _tell(state: GameState[Any], action: Any, human: int, who: str) -> None:
-    """Echo what the human may know of an action he did not take (hidden ones masked)."""
-    text = state.public_action_string(action, human)
-    if text is not None:
-        click.echo(f"{who}: {text}")
 
 
 COMMANDS: tuple[click.Command, ...] = (selfplay, tournament, play, replay, show, schema)

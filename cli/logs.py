@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json, fail, stderr_is_tty
+from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json, fail
+from battlejudge.cli.common import progress as show_progress
 from battlejudge.proofs.keys import key_id, load_private_key, load_public_key, new_key_pair
 
 if TYPE_CHECKING:
@@ -61,11 +62,12 @@ def audit_report(
         "lines": stored.lines,
     }
     if progress is None:
-        progress = stderr_is_tty() and len(records) >= PROGRESS_MIN
+        progress = len(records) >= PROGRESS_MIN
     if not progress:
         return audit_records(records, stored.problems, **common)
-    with click.progressbar(length=len(records), label="auditing", file=sys.stderr) as bar:
-        return audit_records(records, stored.problems, progress=bar.update, **common)
+    # a bar on a terminal, plain lines with an estimate when piped (cli.common.progress)
+    with show_progress(len(records), "auditing", "records") as tick:
+        return audit_records(records, stored.problems, progress=lambda n: tick(), **common)
 
 
 def _signature_line(report: AuditReport, require: bool) -> str | None:

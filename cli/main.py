@@ -60,7 +60,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "checking every action; a Battle Line record re-adjudicates every claim"
         " with a fresh proof.",
     ),
-    "show": ("games", "show", "Draw the table of a POSITION.json or of a game record (at --turn)."),
+    "show": (
+        "games",
+        "show",
+        "Draw the table of a Battle Line POSITION.json, or of a game record of any game (at "
+        "--turn N for Battle Line, --step N for the others; the end by default).",
+    ),
     "schema": (
         "games",
         "schema",

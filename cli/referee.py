@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from battlejudge.cli.common import EXIT_OK, emit_json, log_options, open_log
+from battlejudge.cli.common import EXIT_OK, Renamed, emit_json, log_options, open_log
 
 
 @click.command()
@@ -152,7 +152,10 @@ def referee(
 
 @click.command()
 @click.option(
+    "--bot",
     "--engine",
+    "engine",
+    cls=Renamed,
     type=click.Choice(["random", "heuristic", "search"]),
     default="heuristic",
     show_default=True,

@@ -69,6 +69,10 @@ class GameState(ABC, Generic[A]):
             raise IllegalActionError(self.why_illegal(action))
         self.apply_action_unchecked(action)
 
+    def is_legal(self, action: A) -> bool:
+        """True if ``action`` may be applied here (:meth:`why_illegal` says why not)."""
+        return action in self.legal_actions()
+
     def why_illegal(self, action: A) -> str:
         """A sentence saying why ``action`` is not legal here (games refine it)."""
         return f"{action} is not a legal action here"

@@ -219,6 +219,12 @@ class GameInfo:
     None: the line is one action (:meth:`GameState.parse_action`)."""
     stats: Callable[[GameState[Any]], dict[str, Any]] | None = None
     """Extra figures of a finished game for self-play summaries (turns, claims)."""
+    narrate: Callable[[GameState[Any], Any, int], str | None] | None = None
+    """``play``: what the human at seat ``human`` is told of an action just applied (the
+    card he drew, a claim with its proof), given the state after it; None: nothing more
+    than the action itself. Without it, ``play`` tells each action as the seat may see it."""
+    legend: str = ""
+    """``play``: what the table's marks and colors mean (shown at the start and by 'legend')."""
 
     def make_bot(self, name: str, seed: int, **bot_options: Any) -> BotLike:
         """A bot by name or ``module:Class`` (its constructor takes ``seed``), seeded;

@@ -83,8 +83,8 @@ def unjustified(text: str) -> str:
         state = replay(rec, upto_turn=turn.number).state
         p = state.to_move
         for i, f in enumerate(state.flags):
-            if f.claimed_by < 0 and len(f.sides[p]) == f.size and not state.claimable(i, p):
-                rec.turns[k].tokens.insert(0, Action(CLAIM, flag=i).notation())
+            if f.claimed_by < 0 and len(f.sides[p]) == f.size and not state.claimable(i + 1, p):
+                rec.turns[k].tokens.insert(0, Action(CLAIM, flag=i + 1).notation())
                 rec.tags["Event"] = "Unjustified claim (replay must catch it)"
                 rec.tags["Result"] = "*"
                 rec.turns = rec.turns[: k + 1]

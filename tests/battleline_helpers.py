@@ -62,6 +62,7 @@ def build(
     tactics_played: dict[str, int] | None = None,
     claim_timing: Literal["standard", "advanced"] = "standard",
     environment_removable: bool = True,
+    stalemate: Literal["dead", "idle"] = "dead",
     theme: Literal["battleline", "nine-circles"] = "battleline",
     rest: Literal["decks", "discards"] = "decks",
     settle: bool = True,
@@ -133,7 +134,11 @@ def build(
     max_stamp = max([max_stamp, *env_stamps])
     data: dict[str, Any] = {
         "theme": theme,
-        "rules": {"claim_timing": claim_timing, "environment_removable": environment_removable},
+        "rules": {
+            "claim_timing": claim_timing,
+            "environment_removable": environment_removable,
+            "stalemate": stalemate,
+        },
         "turn": turn if turn is not None else max_stamp + 1,
         "to_move": to_move,
         "flags": flag_data,
@@ -168,7 +173,7 @@ def claims_offered(state: BattleLineState) -> set[int]:
     """Flags (1-9) the player to move may claim right now."""
     if state.phase not in (CLAIM_START, CLAIM_END):
         return set()
-    return {a.flag + 1 for a in state.legal_actions() if a.kind == CLAIM}
+    return {a.flag for a in state.legal_actions() if a.kind == CLAIM}
 
 
 def flag(state: BattleLineState, n: int) -> Flag:

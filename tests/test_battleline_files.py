@@ -61,7 +61,7 @@ def test_replay_catches_the_unjustified_claim() -> None:
     assert r.exit_code == 1
     assert "unjustified claim" in r.output and "turn 22" in r.output
     out = json.loads(run("replay", str(UNJUSTIFIED), "--json").output)
-    assert out["problem"]["kind"] == "unjustified-claim" and out["problem"]["turn"] == 22
+    assert out["problem"]["kind"] == "unjustified-claim" and out["problem"]["where"] == "turn 22"
 
 
 def test_replay_reports_an_illegal_move_with_its_turn(tmp_path: Path) -> None:
@@ -123,7 +123,7 @@ def test_position_round_trip() -> None:
         for p in (0, 1):
             assert again.flags[i].sides[p] == state.flags[i].sides[p]
             if state.flags[i].claimed_by < 0 and len(state.flags[i].sides[p]) == 3:
-                assert again.claim_question(i, p) == state.claim_question(i, p)
+                assert again.claim_question(i + 1, p) == state.claim_question(i + 1, p)
 
 
 def test_published_schema_is_current() -> None:
@@ -198,6 +198,18 @@ def test_show_draws_positions_and_records() -> None:
     assert "hand 7 cards" in r.output  # south's hand is hidden from north
     r = run("show", str(EXAMPLES / "positions" / "wedge-beats-blue-8.json"), "--turn", "3")
     assert r.exit_code == 2
+    # past the record's end: bad input naming the range, not the last turn drawn silently
+    r = run("show", str(GAME), "--turn", "999")
+    assert r.exit_code == 2 and "--turn 999" in r.output and "turns 1-" in r.output
+    # the seat has one name in every command; the old one still works, unlisted
+    r = run("show", str(GAME), "--turn", "10", "--seat", "north")
+    assert r.exit_code == 0 and "hand 7 cards" in r.output
+    assert "--player" not in run("show", "--help").output
+    # other games' position files: named as such, not read as a broken Battle Line one
+    r = run("show", str(EXAMPLES / "battleplan" / "kill-adjacent.json"))
+    assert r.exit_code == 2 and "cannot draw a 'battleplan' position" in r.output
+    r = run("show", str(EXAMPLES / "lines_of_battle" / "odds.json"))
+    assert r.exit_code == 2 and "not a Battle Line position" in r.output
 
 
 def test_match_scoring_and_the_winner_starts_the_next_game() -> None:

@@ -10,6 +10,7 @@ a known deck order, so no chance node is involved).
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Literal
 
 import pytest
 from battleline_helpers import act, build, claims_offered, environment, flag, legal, names, side
@@ -65,7 +66,7 @@ def test_alexander_is_a_wild_leader() -> None:
     act(s, "alexander@1")
     assert side(s, 1, NORTH) == ["R9", "R10", "alexander"]
     assert s.tactics_played == [1, 0]
-    proof = s.judge_claim(0, NORTH)
+    proof = s.judge_claim(1, NORTH)
     assert proof.valid
     assert proof.mine.name == "wedge" and proof.mine.total == 27
     assert proof.mine.wild_choices() == {"alexander": "R8"}
@@ -83,7 +84,7 @@ def test_darius_is_a_wild_leader() -> None:
         hands={"north": "darius R1 R2 O1 O2 Y1 Y3", "south": "P1 P2 P3 P4 P5 P6 P10"},
     )
     act(s, "darius@2")
-    proof = s.judge_claim(1, NORTH)
+    proof = s.judge_claim(2, NORTH)
     assert proof.valid and proof.mine.name == "phalanx" and proof.mine.total == 21
     assert proof.mine.wild_choices()["darius"].endswith("7")
     assert claims_offered(s) == {2}
@@ -102,11 +103,11 @@ def test_formation_ranks_sums_and_no_wrap_around() -> None:
         hands={"north": "R2 R6 R7 O1 O3 O4 O6", "south": "Y1 Y3 Y5 Y6 G1 G3 G4"},
         settle=False,
     )
-    kinds = [s.judge_claim(i, NORTH).mine.name for i in range(4)]
+    kinds = [s.judge_claim(n, NORTH).mine.name for n in range(1, 5)]
     assert kinds == ["battalion", "battalion", "skirmish", "wedge"]
-    assert s.judge_claim(0, NORTH).mine.total == 20
+    assert s.judge_claim(1, NORTH).mine.total == 20
     assert claims_offered(s) == {2, 3, 4}
-    assert s.judge_claim(0, SOUTH).valid and s.judge_claim(0, SOUTH).mine.name == "phalanx"
+    assert s.judge_claim(1, SOUTH).valid and s.judge_claim(1, SOUTH).mine.name == "phalanx"
 
 
 def test_wild_cards_may_copy_visible_troops() -> None:
@@ -121,9 +122,9 @@ def test_wild_cards_may_copy_visible_troops() -> None:
         hands={"north": "R1 R2 O1 O2 O3 O4 O5", "south": "B1 B2 B3 B4 B5 B6 B7"},
         settle=False,
     )
-    proof = s.judge_claim(0, NORTH)
+    proof = s.judge_claim(1, NORTH)
     assert proof.valid and proof.mine.wild_choices() == {"alexander": "R8"}
-    theirs = s.judge_claim(0, SOUTH)
+    theirs = s.judge_claim(1, SOUTH)
     assert theirs.mine.name == "phalanx" and theirs.mine.total == 30
     assert claims_offered(s) == {1}
 
@@ -175,7 +176,7 @@ def test_companion_cavalry_is_any_color_eight() -> None:
         hands={"north": "cavalry R1 R2 O1 O2 Y1 Y3", "south": "B1 B2 B3 B4 B5 B6 B7"},
     )
     act(s, "cavalry@1")
-    proof = s.judge_claim(0, NORTH)
+    proof = s.judge_claim(1, NORTH)
     assert proof.valid and proof.mine.name == "wedge" and proof.mine.total == 27
     assert proof.mine.wild_choices() == {"cavalry": "R8"}
     assert claims_offered(s) == {1}
@@ -186,11 +187,11 @@ def test_companion_cavalry_is_any_color_eight() -> None:
         hands={"north": "cavalry R1 R2 O1 O2 Y1 Y3", "south": "G1 G2 G3 P1 P2 P3 P4"},
     )
     act(s, "cavalry@2")
-    proof = s.judge_claim(1, NORTH)
+    proof = s.judge_claim(2, NORTH)
     assert not proof.valid
     assert proof.mine.name == "battalion" and proof.mine.total == 19
     assert claims_offered(s) == set()
-    assert s.judge_claim(1, SOUTH).valid
+    assert s.judge_claim(2, SOUTH).valid
 
 
 def test_shield_bearers_value_at_most_three_in_a_slot() -> None:
@@ -204,7 +205,7 @@ def test_shield_bearers_value_at_most_three_in_a_slot() -> None:
     assert side(s, 1, NORTH) == ["G4", "G5", "shield"]
     assert flag(s, 1).sides[NORTH][-1].turn == s.turn
     assert not flag(s, 1).open_slot(NORTH)  # the slot is taken: the side is full
-    proof = s.judge_claim(0, NORTH)
+    proof = s.judge_claim(1, NORTH)
     assert proof.valid and proof.mine.name == "wedge" and proof.mine.total == 12
     assert proof.mine.wild_choices() == {"shield": "G3"}
     assert claims_offered(s) == {1}
@@ -214,7 +215,7 @@ def test_shield_bearers_value_at_most_three_in_a_slot() -> None:
         hands={"north": "shield R1 R2 O1 O2 Y1 Y3", "south": "B1 B2 B3 B4 B5 B6 B7"},
     )
     act(s, "shield@2")
-    proof = s.judge_claim(1, NORTH)
+    proof = s.judge_claim(2, NORTH)
     assert not proof.valid and proof.mine.name == "battalion" and proof.mine.total == 14
 
 
@@ -226,11 +227,11 @@ def test_fog_decides_by_sum_only() -> None:
         to_move="south",
         hands={"north": "O1 O2 O3 O4 O5 O6 O7", "south": "fog B1 B2 B3 B4 B5 B6"},
     )
-    assert not s.judge_claim(0, SOUTH).valid
+    assert not s.judge_claim(1, SOUTH).valid
     act(s, "fog@1")
     assert environment(s, 1) == ["fog"]
     assert flag(s, 1).environment[0].owner == SOUTH
-    q = s.claim_question(0, SOUTH)
+    q = s.claim_question(1, SOUTH)
     assert q.fog and not q.mud
     assert s.phase == CLAIM_END and claims_offered(s) == {1}
     act(s, "claim 1")
@@ -251,14 +252,14 @@ def test_mud_on_a_full_flag_needs_four_cards() -> None:
     assert flag(s, 1).open_slot(NORTH) and flag(s, 1).open_slot(SOUTH)
     assert claims_offered(s) == set()
     with pytest.raises(IllegalActionError, match="3 of 4 cards"):
-        s.judge_claim(0, NORTH)
+        s.judge_claim(1, NORTH)
     act(s, "draw troop")
     assert s.to_move == NORTH and s.phase == PLAY_PHASE  # no claim at the start
     assert "R7@1" in legal(s)
     act(s, "R7@1")
-    q = s.claim_question(0, NORTH)
+    q = s.claim_question(1, NORTH)
     assert q.mud and len(q.mine) == 4 and len(q.theirs) == 3
-    assert s.judge_claim(0, NORTH).mine.name == "wedge"
+    assert s.judge_claim(1, NORTH).mine.name == "wedge"
     assert claims_offered(s) == {1}
 
 
@@ -277,7 +278,7 @@ def test_fog_and_mud_together_compare_four_card_sums() -> None:
         hands={"north": "O1 O2 O3 O4 O5 O6 O7", "south": "B1 B2 B3 P1 P2 P4 P5"},
         settle=False,
     )
-    proof = s.judge_claim(2, SOUTH)
+    proof = s.judge_claim(3, SOUTH)
     assert proof.valid and proof.mine.total == 21 and proof.mine.fog
     assert claims_offered(s) == {3}
 
@@ -469,9 +470,11 @@ def _environment_table(removable: bool) -> BattleLineState:
 
 
 def test_environment_removable_setting() -> None:
-    # docs/rulings.md 10 (setting environment_removable, default true): Deserter and Redeploy
-    # may target Fog and Mud only when it is on.
-    assert RulesConfig().environment_removable is True
+    # docs/rulings.md 10 (setting environment_removable, default false: the rulebook's
+    # "played tactics stay until the end of the game"): Deserter and Redeploy may target
+    # Fog and Mud only when it is on.
+    assert RulesConfig().environment_removable is False
+    assert RulesConfig.parse("").environment_removable is False
     on = _environment_table(True)
     assert {"deserter mud@2", "redeploy fog@1>discard", "redeploy fog@1>3"} <= legal(on)
     assert "deserter fog@1" not in legal(on)  # Fog is North's own card
@@ -587,7 +590,7 @@ def test_claim_timing_advanced_claims_only_at_turn_start() -> None:
     # turn, so the claim waits for North's next turn.
     s = _timing_table("advanced")
     act(s, "R10@1")
-    assert s.phase == DRAW_PHASE and s.claimable(0, NORTH)
+    assert s.phase == DRAW_PHASE and s.claimable(1, NORTH)
     with pytest.raises(IllegalActionError):
         act(s, "claim 1")
     act(s, "draw troop", "P1@2", "draw troop")
@@ -696,7 +699,7 @@ def test_envelopment_ends_the_game_at_once() -> None:
     assert claims_offered(s) == {9}
     act(s, "claim 9")
     assert s.phase == OVER and s.winner == NORTH and s.end_reason == "envelopment"
-    assert s.flags_held(NORTH) == [0, 2, 4, 6, 8]
+    assert s.flags_held(NORTH) == [1, 3, 5, 7, 9]
     assert s.returns() == [1.0, -1.0] and s.match_points() == (5, 1)
 
 
@@ -707,8 +710,8 @@ def test_refused_claim_answered_with_witness() -> None:
         {1: {"north": "R3 R4 R5", "south": "B8"}},
         hands={"north": "B7 B10 R1 R2 O1 O2 O3", "south": "Y1 Y2 Y3 Y4 Y5 Y6 Y7"},
     )
-    assert s.phase == PLAY_PHASE and not s.claimable(0, NORTH)
-    proof = s.judge_claim(0, NORTH)
+    assert s.phase == PLAY_PHASE and not s.claimable(1, NORTH)
+    proof = s.judge_claim(1, NORTH)
     assert not proof.valid and proof.witness is not None
     witness = proof.witness
     added = {str(c) for c in witness.added}
@@ -740,7 +743,7 @@ def test_holding_claim_names_the_blocking_cards() -> None:
     assert claims_offered(s) == {1}
     act(s, "claim 1")
     record = s.claims[-1]
-    assert (record.player, record.flag) == (NORTH, 0) and record.proof.valid
+    assert (record.player, record.flag) == (NORTH, 1) and record.proof.valid
     assert {str(c) for c in record.proof.blocking} == {"B7", "B10"}
 
 
@@ -758,7 +761,7 @@ def test_claim_question_uses_face_up_cards_only() -> None:
         discards={"north": "B10", "south": "O5 scout"},
         settle=False,
     )
-    q = s.claim_question(0, NORTH)
+    q = s.claim_question(1, NORTH)
     assert [str(c) for c in q.mine] == ["R3", "R4", "R5"]
     assert [str(c) for c in q.theirs] == ["B8"]
     assert {str(c) for c in q.seen} == {"B7", "Y1", "Y2", "Y3", "G9", "P2", "B10", "O5"}
@@ -769,9 +772,9 @@ def test_claim_question_uses_face_up_cards_only() -> None:
         hands={"north": "B10 B6 R1 R2 O1 O2 O3", "south": "G1 G2 G3 G4 G5 G6 G7"},
         discards={"south": "O5 scout"},
     )
-    q = s.claim_question(0, NORTH)
+    q = s.claim_question(1, NORTH)
     assert "B10" not in {str(c) for c in q.seen}
-    assert not s.claimable(0, NORTH) and s.phase == PLAY_PHASE
+    assert not s.claimable(1, NORTH) and s.phase == PLAY_PHASE
 
 
 def test_claim_needs_a_complete_formation() -> None:
@@ -781,7 +784,7 @@ def test_claim_needs_a_complete_formation() -> None:
         {1: {"north": "R10 O10", "south": "Y1 G2 B4"}},
         hands={"north": "R1 R2 O1 O2 O3 O4 O5", "south": "P1 P2 P3 P4 P5 P6 P7"},
     )
-    assert s.phase == PLAY_PHASE and not s.claimable(0, NORTH)
+    assert s.phase == PLAY_PHASE and not s.claimable(1, NORTH)
     with pytest.raises(IllegalActionError, match="2 of 3 cards"):
         act(s, "claim 1")
     act(s, "R1@1")
@@ -805,7 +808,7 @@ def test_claim_holds_when_pool_cannot_complete_the_opponent() -> None:
     # Two troops not face up (both in North's own hand) are enough for B10 R10 P10, a
     # Phalanx 30, though South holds no troop at all.
     two_left = table("alexander cavalry shield fog mud R10 P10")
-    proof = two_left.judge_claim(0, NORTH)
+    proof = two_left.judge_claim(1, NORTH)
     assert not proof.valid and proof.witness is not None
     assert {str(c) for c in proof.witness.added} == {"R10", "P10"}
     assert claims_offered(two_left) == set()
@@ -827,7 +830,7 @@ def test_claims_offered_exactly_when_proved() -> None:
     proved = {
         i + 1
         for i in range(9)
-        if len(s.flags[i].sides[NORTH]) == 3 and s.judge_claim(i, NORTH).valid
+        if len(s.flags[i].sides[NORTH]) == 3 and s.judge_claim(i + 1, NORTH).valid
     }
     assert claims_offered(s) == proved
     assert {1} <= proved and not ({2, 3, 6} & proved)
@@ -853,7 +856,7 @@ def test_claimed_flag_is_closed_to_cards_and_tactics() -> None:
     # The same kinds of action do reach flag 2 (the check is not vacuous).
     assert {"G3@2", "fog@2", "deserter O5@2", "traitor O5@2>3", "redeploy P7@2>3"} <= options
     assert "shield@2" in options and "traitor O5@2>2" in options
-    assert not any(a.flag == 0 or a.source == 0 for a in s.legal_actions())
+    assert not any(a.flag == 1 or a.source == 1 for a in s.legal_actions())
     with pytest.raises(IllegalActionError):
         act(s, "G3@1")
 
@@ -871,8 +874,8 @@ def test_tie_after_traitor_completer_loses() -> None:
     )
     act(s, "traitor G1@5>1")
     assert side(s, 1, NORTH) == ["Y7", "B2", "G1"]
-    assert s.claim_question(0, NORTH).completed_first == "theirs"
-    proof = s.judge_claim(0, NORTH)
+    assert s.claim_question(1, NORTH).completed_first == "theirs"
+    proof = s.judge_claim(1, NORTH)
     assert not proof.valid and "completed last" in proof.explanation[0]
     assert claims_offered(s) == set()
     act(s, "draw troop")
@@ -893,9 +896,9 @@ def test_tie_after_redeploy_completer_loses() -> None:
     )
     act(s, "redeploy G1@5>1")
     assert flag(s, 1).completed_at(NORTH) == 7
-    assert not s.judge_claim(0, NORTH).valid and claims_offered(s) == set()
+    assert not s.judge_claim(1, NORTH).valid and claims_offered(s) == set()
     act(s, "draw troop")
-    assert claims_offered(s) == {1} and s.judge_claim(0, SOUTH).valid
+    assert claims_offered(s) == {1} and s.judge_claim(1, SOUTH).valid
 
 
 def test_tie_after_deserter_recompleting_side_loses() -> None:
@@ -907,14 +910,14 @@ def test_tie_after_deserter_recompleting_side_loses() -> None:
         to_move="south",
         hands={"north": "R1 R2 O1 O2 O3 O4 O5", "south": "deserter P1 P2 P3 P4 P5 P6"},
     )
-    assert s.claim_question(0, NORTH).completed_first == "mine"
-    assert s.judge_claim(0, NORTH).valid and not s.judge_claim(0, SOUTH).valid
+    assert s.claim_question(1, NORTH).completed_first == "mine"
+    assert s.judge_claim(1, NORTH).valid and not s.judge_claim(1, SOUTH).valid
     act(s, "deserter G1@1")
     assert s.discards[NORTH] == [parse_card("G1")]
     assert claims_offered(s) == set()  # North could still add a 10
     act(s, "draw troop", "R1@1")
-    assert s.claim_question(0, NORTH).completed_first == "theirs"
-    assert claims_offered(s) == set() and not s.judge_claim(0, NORTH).valid
+    assert s.claim_question(1, NORTH).completed_first == "theirs"
+    assert claims_offered(s) == set() and not s.judge_claim(1, NORTH).valid
     act(s, "draw troop")
     assert s.to_move == SOUTH and claims_offered(s) == {1}
 
@@ -928,9 +931,9 @@ def test_tie_after_fog_fog_is_no_formation_card() -> None:
         to_move="south",
         hands={"north": "O1 O2 O3 O4 O5 O6 O7", "south": "fog P1 P2 P3 P4 P5 P6"},
     )
-    assert not s.judge_claim(0, SOUTH).valid
+    assert not s.judge_claim(1, SOUTH).valid
     act(s, "fog@1")
-    q = s.claim_question(0, SOUTH)
+    q = s.claim_question(1, SOUTH)
     assert q.fog and q.completed_first == "mine"
     assert claims_offered(s) == {1}
     act(s, "claim 1")
@@ -945,7 +948,7 @@ def test_tie_against_incomplete_side_goes_to_claimant() -> None:
         hands={"north": "R1 R2 O1 O2 O3 O4 O5", "south": "Y1 Y2 Y3 Y4 Y5 Y6 Y7"},
         settle=False,
     )
-    q = s.claim_question(0, NORTH)
+    q = s.claim_question(1, NORTH)
     assert q.completed_first is None and len(q.theirs) == 2
     assert claims_offered(s) == {1}
     act(s, "claim 1")
@@ -974,7 +977,7 @@ def test_tie_after_mud_removed_from_full_flag() -> None:
     act(s, "discard G2@1")
     assert side(s, 1, NORTH) == ["R8", "R9", "R10"] and side(s, 1, SOUTH) == ["B8", "B9", "B10"]
     assert s.discards[SOUTH] == [MUD, parse_card("G2")]
-    assert s.claim_question(0, NORTH).completed_first == "mine"
+    assert s.claim_question(1, NORTH).completed_first == "mine"
     assert s.phase == CLAIM_END and claims_offered(s) == {1}
     s.card_count()
 
@@ -1056,33 +1059,64 @@ def test_deal_seven_each_first_player_moves() -> None:
     assert s.card_count() == 70
 
 
-def test_two_idle_turns_end_the_game() -> None:
-    # House rule (engine docstring; the rules are silent): two turns in a row with no
-    # card played, no claim and no draw end the game; more flags wins, else a draw.
-    def idle_table(south_flag: bool) -> BattleLineState:
-        table = {1: {"north": "R1 R2 R3", "south": "O1", "claimed": "north"}}
-        if south_flag:
-            table[2] = {"north": "O2", "south": "Y1 Y2 Y3", "claimed": "south"}
-        return build(
-            table,
-            hands={
-                "north": "alexander cavalry fog scout traitor",
-                "south": "darius shield mud redeploy deserter",
-            },
-            rest="discards",
-            tactics_played={"north": 0, "south": 0},
-        )
+def _idle_table(south_flag: bool, stalemate: Literal["dead", "idle"]) -> BattleLineState:
+    """Empty decks; both players hold tactics they may play (the limit allows both)."""
+    table = {1: {"north": "R1 R2 R3", "south": "O1", "claimed": "north"}}
+    if south_flag:
+        table[2] = {"north": "O2", "south": "Y1 Y2 Y3", "claimed": "south"}
+    return build(
+        table,
+        hands={
+            "north": "alexander cavalry fog scout traitor",
+            "south": "darius shield mud redeploy deserter",
+        },
+        rest="discards",
+        tactics_played={"north": 0, "south": 0},
+        stalemate=stalemate,
+    )
 
-    s = idle_table(False)
+
+def test_two_idle_turns_end_the_game_with_stalemate_idle() -> None:
+    # docs/rulings.md 17, setting stalemate=idle: two turns in a row with no card played,
+    # no claim and no draw end the game, whatever the players could have done; more flags
+    # wins, else a draw.
+    s = _idle_table(False, "idle")
     act(s, "pass")
     assert s.phase != OVER and s.to_move == SOUTH and s.idle_turns == 1
     act(s, "pass")
     assert s.phase == OVER and s.winner == NORTH and s.end_reason == "stalemate"
     assert s.returns() == [1.0, -1.0] and s.match_points() == (5, 0)
-    even = idle_table(True)
+    even = _idle_table(True, "idle")
     act(even, "pass", "pass")
     assert even.phase == OVER and even.winner == DRAW_GAME and even.returns() == [0.0, 0.0]
     # One idle turn followed by a card played does not end it.
-    busy = idle_table(False)
+    busy = _idle_table(False, "idle")
     act(busy, "pass", "darius@3", "pass")
     assert busy.phase != OVER
+
+
+def test_passing_by_choice_does_not_end_the_game_by_default() -> None:
+    # docs/rulings.md 17 (default stalemate=dead): the rulebook says the game goes on until
+    # it is decided; players who pass while they could play a tactic end nothing.
+    assert RulesConfig().stalemate == "dead"
+    s = _idle_table(False, "dead")
+    act(s, "pass", "pass", "pass", "pass")
+    assert s.phase != OVER and s.idle_turns == 0
+
+
+def test_a_dead_position_ends_the_game() -> None:
+    # docs/rulings.md 17: empty hands and decks, no claim for anyone: neither player can do
+    # anything but pass, so two such turns end the game; the player with more flags wins.
+    s = build(
+        {1: {"north": "R1 R2 R3", "south": "O1", "claimed": "north"}},
+        discards={
+            "north": "alexander cavalry fog scout traitor",
+            "south": "darius shield mud redeploy deserter",
+        },
+        rest="discards",
+    )
+    assert s.legal_actions() == [Action.parse("pass")]
+    act(s, "pass")
+    assert s.phase != OVER and s.idle_turns == 1
+    act(s, "pass")
+    assert s.phase == OVER and s.winner == NORTH and s.end_reason == "stalemate"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from battleplan_helpers import piece, pos
 
 from battlejudge.engines.battleplan.actions import DRAW, TOKEN
@@ -19,7 +20,8 @@ from battlejudge.engines.battleplan.state import (
     BattlePlanState,
     new_game,
 )
-from battlejudge.engines.game import TERMINAL
+from battlejudge.engines.game import TERMINAL, IllegalActionError
+from battlejudge.solver.errors import InputError
 
 
 def sq(name: str) -> int:
@@ -96,17 +98,31 @@ def test_attack_none_only_without_an_adjacent_enemy_and_friendly_fire_is_a_choic
             [piece("a8"), piece("h8"), piece("g8")],
         )
     )
+    # "If no adjacent enemy exists when ATTACK resolves, the attack has no effect"
+    # (docs/rulings.md BP8): the friend at d3 cannot be hit then.
+    s3 = s2.clone()
     play(s2, "reveal rook")
-    assert [s2.action_to_string(a) for a in s2.legal_actions()] == ["attack none", "attack d3"]
+    assert [s2.action_to_string(a) for a in s2.legal_actions()] == ["attack none"]
+    with pytest.raises(IllegalActionError, match=r"no enemy is adjacent.*BP8"):
+        s2.parse_action("attack d3")
+    # The option friendly_fire=any, for tables that play it so: the friend may be hit.
+    s3.friendly_fire = "any"
+    play(s3, "reveal rook")
+    assert [s3.action_to_string(a) for a in s3.legal_actions()] == ["attack none", "attack d3"]
+    with pytest.raises(InputError, match="friendly_fire"):
+        new_game({"friendly_fire": "never"})
+    assert new_game({"friendly_fire": "any"}).friendly_fire == "any"
+    assert new_game().friendly_fire == "with-enemy"
 
 
 def test_friendly_fire_on_a_carrier_drops_the_flag() -> None:
-    # Page 4: friendly fire on a carrier is allowed; the flag becomes unclaimed.
+    # Page 4: friendly fire on a carrier is allowed (by choice: an enemy stands at d6); the
+    # flag becomes unclaimed.
     s = state_from_position(
         pos(
             "p1",
             [piece("c7", 1, cards=["attack"]), piece("c8", carrier=True), piece("h1")],
-            [piece("a8"), piece("h7"), piece("g7", 1, cards=["move"])],
+            [piece("a8"), piece("d6"), piece("g7", 1, cards=["move"])],
         )
     )
     play(s, "reveal rook", "attack c8")

@@ -33,6 +33,7 @@ from battlejudge.engines.battleline.bots.search import SearchBot
 from battlejudge.engines.battleline.cards import MUD
 from battlejudge.engines.battleline.cards import REDEPLOY as REDEPLOY_CARD
 from battlejudge.engines.battleline.cards import SCOUT as SCOUT_CARD
+from battlejudge.engines.battleline.config import RulesConfig
 from battlejudge.engines.battleline.game import GAME, make_bot
 from battlejudge.engines.battleline.state import (
     FLAGS,
@@ -69,8 +70,9 @@ OPTIONS: dict[str, dict[str, int]] = {"random": {}, "heuristic": {}, "search": {
 
 def _mud_discards() -> list[BattleLineState]:
     """North redeploys his Mud away from a flag where both sides hold four cards: he
-    discards one, then south, who is not to move, discards one (docs/rulings.md 10)."""
-    s = new_game()
+    discards one, then south, who is not to move, discards one (docs/rulings.md 10, with
+    environment_removable on)."""
+    s = new_game(RulesConfig(environment_removable=True))
     rng = random.Random(8)
     while s.current_player() == CHANCE:
         s.apply_action_unchecked(sample_chance(s, rng))
@@ -88,7 +90,7 @@ def _mud_discards() -> list[BattleLineState]:
     s.phase = PLAY_PHASE
     s.settle()
     s.card_count()
-    s.apply_action(Action(REDEPLOY, card=MUD, source=0, flag=DISCARD_PILE))
+    s.apply_action(Action(REDEPLOY, card=MUD, source=1, flag=DISCARD_PILE))
     assert s.phase == MUD_DISCARD and s.current_player() == NORTH == s.to_move
     own = s.clone()
     s.apply_action(s.legal_actions()[0])
@@ -468,8 +470,8 @@ def test_claims_are_legal_exactly_when_the_solver_proves_them() -> None:
                 f = s.flags[flag]
                 for player in (NORTH, SOUTH):
                     if f.claimed_by < 0 and len(f.sides[player]) == f.size:
-                        expected = bl.decide(s.claim_question(flag, player)).valid
-                        assert s.claimable(flag, player) == expected, (flag, player)
+                        expected = bl.decide(s.claim_question(flag + 1, player)).valid
+                        assert s.claimable(flag + 1, player) == expected, (flag, player)
                         checked += 1
             s.apply_action_unchecked(bot.step(s))
     assert checked > 200

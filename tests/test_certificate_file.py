@@ -216,7 +216,9 @@ def test_wild_identities_are_checked_in_memory_too() -> None:
 
     cert = bl.prove(WILD_MINE).certificate
     alexander = bl.Card.parse("alexander")
-    wrong = Formation(cert.mine.name, cert.mine.total, ((alexander, 8),), cert.mine.fog)  # R9
+    wrong = Formation(
+        cert.mine.name, cert.mine.total, ((alexander, bl.Card.parse("R9")),), cert.mine.fog
+    )
     with pytest.raises(VerificationError, match=r"mine\.wilds says alexander as R9"):
         bl.verify(replace(cert, mine=wrong))
 

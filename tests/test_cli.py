@@ -210,6 +210,10 @@ def test_demo_adjudicates_the_rulebook_examples() -> None:
     assert "Blue 7 and Blue 10 are face up" in r.output  # a valid proof with its explanation
     assert "Not yet: the opponent reaches Wedge" in r.output  # an invalid claim's witness
     assert "witness replayed" in r.output
+    # --json: one document, like every other command's
+    doc = json.loads(run("demo", "--json").output)
+    assert doc["count"] == doc["as_expected"] == len(doc["examples"]) == 12
+    assert all(e["as_expected"] and e["verified"] for e in doc["examples"])
 
 
 def test_bench_claims_runs_and_names_its_baseline() -> None:
@@ -254,3 +258,36 @@ def test_bench_claim_splits_hold_what_they_say() -> None:
             assert not q.theirs
         answer = bl.oracle.decide(q.mine, q.theirs, q.seen, q.mud, q.fog, q.completed_first)
         assert answer.valid == (not split.endswith("invalid"))
+
+
+def test_long_runs_report_progress_when_piped(capsys: pytest.CaptureFixture[str]) -> None:
+    """Not a terminal: plain lines on stderr with the count and an estimate (issue 21:
+    a tournament ran ten silent minutes when piped)."""
+    from battlejudge.cli.common import progress
+
+    with progress(4, "tournament", "games", every=0.0) as tick:
+        for _ in range(4):
+            tick()
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("tournament: 1/4 games, ") and "left" in lines[0]
+    assert lines[-1].startswith("tournament: 4/4 games, ") and lines[-1].endswith("done")
+    with progress(4, "quick", "games") as tick:  # shorter than the interval: silent
+        tick()
+    assert capsys.readouterr().err == ""
+
+
+def test_one_name_per_concept_with_the_old_names_unlisted() -> None:
+    """Issue 21: --player/--seat/--viewer and --bot/--engine were one concept each."""
+    pos = str(Path(__file__).resolve().parent.parent / "examples/positions/wedge-beats-blue-8.json")
+    new = run("claim", pos, "--flag", "1", "--seat", "north", "--json")
+    old = run("claim", pos, "--flag", "1", "--player", "north", "--json")
+    assert new.exit_code == old.exit_code == 0
+    assert json.loads(new.output)["verdict"] == json.loads(old.output)["verdict"] == "valid"
+    for command, current, former in (
+        ("claim", "--seat", "--player"),
+        ("show", "--seat", "--player"),
+        ("play", "--seat", "--player"),
+        ("bot", "--bot", "--engine"),
+    ):
+        shown = run(command, "--help").output
+        assert current in shown and former not in shown, command

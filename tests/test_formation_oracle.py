@@ -37,7 +37,7 @@ def test_best_formation_matches_the_oracle(hand: tuple[list[bl.Card], bool, bool
     f = bl.best_formation(cards, mud=mud, fog=fog)
     assert f.strength == oracle.strength(cards, fog)
     # The chosen wild identities really make that formation.
-    identities = [(t // 10, t % 10 + 1) for _, t in f.identities]
+    identities = [(t.troop // 10, t.troop % 10 + 1) for _, t in f.identities]
     assert oracle.classify(identities, fog) == f.strength
     assert [c for c, _ in f.identities] == list(cards)
 

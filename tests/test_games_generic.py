@@ -161,10 +161,15 @@ def test_replay_and_show_of_a_tampered_record(tmp_path: Path) -> None:
     assert "pass" in result.output
 
     path.write_text(text, encoding="utf-8")
-    shown = runner.invoke(cli, ["show", str(path), "--turn", "3", "--json"])
+    shown = runner.invoke(cli, ["show", str(path), "--step", "3", "--json"])
     assert shown.exit_code == 0, shown.output
     doc = json.loads(shown.output)
     assert doc["actions"] == 3 and doc["game"] == "toy-pig"
+    # --turn counts Battle Line's turns only; a --step past the end is bad input
+    turn = runner.invoke(cli, ["show", str(path), "--turn", "3"])
+    assert turn.exit_code == 2 and "--step" in turn.output
+    past = runner.invoke(cli, ["show", str(path), "--step", "100000"])
+    assert past.exit_code == 2 and "--step 100000" in past.output
     drawn = runner.invoke(cli, ["show", str(path)])
     assert drawn.exit_code == 0 and "p1 " in drawn.output
 
@@ -234,3 +239,21 @@ def test_selfplay_summary_counts_each_bot_even_with_one_name() -> None:
     assert text.strip() == (
         f"8 Pig games: random won {first}, random won {8 - first - draws}, {draws} drawn"
     )
+
+
+def test_replay_json_has_one_shape_for_every_game() -> None:
+    """``replay --json``: the same keys whatever the game (issue 21)."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+    records = [
+        root / "games" / "every-tactic.blg",
+        root / "battleplan" / "greedy-vs-greedy.bpg",
+        root / "force_duel" / "house-game.fdg",
+    ]
+    keys = set()
+    for record in records:
+        r = CliRunner().invoke(cli, ["replay", str(record), "--json"])
+        assert r.exit_code == 0, r.output
+        doc = json.loads(r.output)
+        keys.add(tuple(doc))
+        assert doc["sound"] is True and doc["actions"] > 0 and doc["problem"] is None
+    assert keys == {("game", "sound", "result", "actions", "turns", "claims", "problem")}

@@ -512,7 +512,7 @@ def test_battleline_sections() -> None:
 
 @pytest.mark.parametrize(
     ("game", "count"),
-    [("battleline", 16), ("nine-circles", 16), ("battleplan", 7), ("lines-of-battle", 6)],
+    [("battleline", 17), ("nine-circles", 17), ("battleplan", 7), ("lines-of-battle", 6)],
 )
 def test_rulings_are_marked_and_numbered(game: str, count: int) -> None:
     rulings = load(game).rulings

@@ -18,8 +18,13 @@ ALLOWED = {
     "apps": {"solver", "proofs", "engines", "apps"},
     "cli": {"solver", "proofs", "engines", "apps", "cli", "examples"},
     "examples": {"solver", "proofs", "engines", "apps", "examples"},
+    # the repo-root battlejudge/ folder: top-level modules of the namespace (python -m
+    # battlejudge, adapters), the top application layer like cli; nothing imports it
+    "battlejudge": {"solver", "proofs", "engines", "apps", "cli", "examples", "battlejudge"},
 }
 FOLDERS = set(ALLOWED)
+TOP = "battlejudge"
+"""The folder of the namespace's own top-level modules (a PEP 420 portion, no __init__)."""
 RULES = "engines"
 """The rules packages: game rules, notation and bots, nothing that runs a server or a process."""
 
@@ -93,10 +98,13 @@ def layer_problems(root: Path, layer: str) -> list[str]:
     for path in sorted((root / layer).rglob("*.py")):
         for name in _imports(path):
             parts = name.split(".")
-            if parts[0] in FOLDERS:
+            if parts[0] in FOLDERS and parts[0] != TOP:
                 bad.append(f"{path.relative_to(root)}: bare 'import {name}' (use battlejudge.)")
             elif parts[0] == "battlejudge" and len(parts) > 1 and parts[1] not in ALLOWED[layer]:
-                bad.append(f"{path.relative_to(root)}: {layer} imports {name}")
+                # a module of the top folder (battlejudge.__main__) counts as that layer
+                top = parts[1] not in FOLDERS and (root / TOP / f"{parts[1]}.py").exists()
+                if not (top and TOP in ALLOWED[layer]):
+                    bad.append(f"{path.relative_to(root)}: {layer} imports {name}")
     return bad
 
 
@@ -133,7 +141,10 @@ def test_the_layers_are_the_installed_folders() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     setup = pyproject["tool"]["setuptools"]
     folders = setup["package-dir"]
-    assert {f"battlejudge.{layer}": layer for layer in FOLDERS} == folders
+    expected = {f"battlejudge.{layer}": layer for layer in FOLDERS - {TOP}}
+    assert {**expected, TOP: TOP} == folders
+    assert setup["packages"][0] == TOP and next(iter(folders)) == TOP
+    assert not (ROOT / TOP / "__init__.py").exists(), "battlejudge/ is a namespace portion"
     packages = set(setup["packages"])
     for layer in FOLDERS:
         for init in (ROOT / layer).rglob("__init__.py"):
@@ -183,3 +194,14 @@ def test_the_checks_catch_violations(tmp_path: Path) -> None:
     apps.mkdir()
     (apps / "s.py").write_text("import subprocess\nimport uvicorn\nimport battlejudge.engines\n")
     assert layer_problems(tmp_path, "apps") == []
+    # the namespace's top modules (battlejudge/__main__.py) are the top layer: rules code
+    # may not import them, they may import everything
+    top = tmp_path / "battlejudge"
+    top.mkdir()
+    (top / "__main__.py").write_text("from battlejudge.cli.main import main\n")
+    (tmp_path / "solver" / "w.py").write_text("import battlejudge.__main__\n")
+    assert layer_problems(tmp_path, "battlejudge") == []
+    assert layer_problems(tmp_path, "solver") == [
+        "solver/w.py: solver imports battlejudge.__main__",
+        "solver/y.py: solver imports battlejudge.apps.protocol.referee",
+    ]

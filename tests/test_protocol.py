@@ -144,7 +144,7 @@ def _client_game(engines: tuple[str, str], seed: int) -> tuple[BattleLineState, 
             assert reply is not None
             msg = pr.parse_message(reply)
             assert isinstance(msg, pr.Play)
-            action = Action(PLAY, card=msg.card, flag=msg.flag - 1)
+            action = Action(PLAY, card=msg.card, flag=msg.flag)
             assert action in state.legal_actions(), reply
             last[p] = (action.flag, action.card)
             plays += 1

@@ -113,13 +113,13 @@ def test_engine_logs_refused_claims_too(tmp_path: Path) -> None:
                 state.claim_window_open()
                 and f.claimed_by < 0
                 and len(f.sides[p]) == f.size
-                and not state.claimable(i, p)
+                and not state.claimable(i + 1, p)
             ):
                 from battlejudge.engines.battleline.actions import CLAIM, Action
                 from battlejudge.engines.game import IllegalActionError
 
                 try:
-                    state.apply_action(Action(CLAIM, flag=i))
+                    state.apply_action(Action(CLAIM, flag=i + 1))
                 except IllegalActionError as e:
                     assert "cannot claim" in str(e) and "Not yet" in str(e)
                     refused += 1

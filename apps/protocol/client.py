@@ -80,7 +80,7 @@ def fallback_play(view: TableView) -> Action | None:
     flags = view.open_flags()
     if not flags or not view.hand:
         return None
-    return Action(PLAY, card=view.hand[0], flag=flags[0])
+    return Action(PLAY, card=view.hand[0], flag=flags[0] + 1)
 
 
 def build_state(view: TableView, rng: random.Random) -> BattleLineState:
@@ -175,7 +175,7 @@ class ProtocolClient:
             log.warning("asked to play with no card or no open flag")
             return None
         self.view.stamps[action.card] = 2 * self.view.turns
-        return pr.format_message(pr.Play(action.flag + 1, action.card), self.view.colors)
+        return pr.format_message(pr.Play(action.flag, action.card), self.view.colors)
 
     def run(self, lines: Iterable[str], out: IO[str]) -> None:
         """Answer every line of ``lines`` on ``out`` until the input ends."""

@@ -466,7 +466,7 @@ def turn_messages(
         for side in (0, 1):
             msgs.append(pr.FlagCards(i + 1, pr.SEATS[side], tuple(p.card for p in f.sides[side])))
     if last_play is not None:
-        msgs.append(pr.OpponentPlay(last_play[0] + 1, last_play[1]))
+        msgs.append(pr.OpponentPlay(last_play[0], last_play[1]))
     return msgs
 
 
@@ -588,7 +588,7 @@ class _Game:
             problem = str(e)
         else:
             if isinstance(msg, pr.Play):
-                action = Action(PLAY, card=msg.card, flag=msg.flag - 1)
+                action = Action(PLAY, card=msg.card, flag=msg.flag)
                 if action in state.legal_actions():
                     return action
                 problem = self.why_not(player, msg)
@@ -596,7 +596,7 @@ class _Game:
                 problem = f"expected 'play <flag> <card>', got {reply.strip()!r}"
         flag = _open_flags(state, player)[0]
         card = state.hands[player][0]
-        substitute = Action(PLAY, card=card, flag=flag)
+        substitute = Action(PLAY, card=card, flag=flag + 1)
         shown = pr.format_message(pr.Play(flag + 1, card))
         self.violations.append(Violation(pr.SEATS[player], state.turn, reply, problem, shown))
         return substitute

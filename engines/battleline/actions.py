@@ -25,8 +25,9 @@ _DEFAULT_NAMING = Naming()
 class Action:
     """One decision (or one chance outcome: ``kind == CARD``, the card dealt or drawn).
 
-    ``flag`` is the destination flag (0-8), ``source`` the flag a card is taken from,
-    ``deck`` 0 (troops) or 1 (tactics).
+    ``flag`` is the destination flag and ``source`` the flag a card is taken from, both
+    numbered 1-9 as in the notation (``R7@3`` has ``flag == 3``; flag ``n`` is
+    ``state.flags[n - 1]``); ``deck`` 0 (troops) or 1 (tactics).
     """
 
     kind: int
@@ -39,7 +40,7 @@ class Action:
         """The record token, e.g. ``R7@3``, ``redeploy R7@3>5``, ``claim 2``."""
         naming = naming or _DEFAULT_NAMING
         c = naming.card(self.card) if self.card >= 0 else ""
-        f, s = self.flag + 1, self.source + 1
+        f, s = self.flag, self.source
         if self.kind == CLAIM:
             return f"claim {f}"
         if self.kind == END_CLAIMS:
@@ -80,7 +81,7 @@ class Action:
         def flag(s: str) -> int:
             if not s.isdigit() or not 1 <= int(s) <= 9:
                 raise InputError(f"{s!r} in {t!r} is not a flag number 1-9")
-            return int(s) - 1
+            return int(s)
 
         m = re.fullmatch(r"claim (\S+)", low)
         if m:

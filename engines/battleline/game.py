@@ -5,8 +5,9 @@ may type in ``battlejudge play``.
 
 Options (``-o KEY=VALUE``): ``theme`` (``battleline`` or ``nine-circles``: names only,
 the rules are the same), ``claim_timing`` (``standard`` or ``advanced``, docs/rulings.md 14),
-``environment_removable`` (``true`` or ``false``, docs/rulings.md 10) and ``deck`` (``full``,
-or ``troops`` for the 60 troops of the community bot protocol).
+``environment_removable`` (``false``, the default, or ``true``, docs/rulings.md 10),
+``stalemate`` (``dead``, the default, or ``idle``, docs/rulings.md 17) and ``deck``
+(``full``, or ``troops`` for the 60 troops of the community bot protocol).
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from battlejudge.engines.battleline import position as positions
-from battlejudge.engines.battleline.actions import CLAIM, END_CLAIMS, Action
+from battlejudge.engines.battleline.actions import CARD, CLAIM, DRAW, END_CLAIMS, Action
 from battlejudge.engines.battleline.bots.heuristic import HeuristicBot
 from battlejudge.engines.battleline.bots.random_bot import RandomBot
 from battlejudge.engines.battleline.bots.search import SearchBot
 from battlejudge.engines.battleline.cards import check_theme
-from battlejudge.engines.battleline.config import RulesConfig
+from battlejudge.engines.battleline.config import STALEMATES, RulesConfig
 from battlejudge.engines.battleline.record import (
     DECKS,
     GameRecord,
@@ -33,20 +34,25 @@ from battlejudge.engines.battleline.render import render as render_table
 from battlejudge.engines.battleline.state import (
     CLAIM_END,
     CLAIM_START,
+    HAND_SIZE,
     NORTH,
     PLAYERS,
     SOUTH,
     BattleLineState,
 )
-from battlejudge.engines.game import GameState, IllegalActionError
+from battlejudge.engines.game import CHANCE, GameState, IllegalActionError
 from battlejudge.engines.games import GameInfo, GameMeta, Options, Problem, Replayed, Setup
 from battlejudge.proofs.battleline.certificate import CertificateFile
+from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError
 
 OPTIONS = {
     "theme": "battleline or nine-circles (names only; the rules are the same)",
     "claim_timing": "standard (claims until the draw) or advanced (at the turn's start only)",
-    "environment_removable": "true or false: may Deserter and Redeploy take Fog and Mud",
+    "environment_removable": "false (default: played Fog and Mud stay) or true: may Deserter "
+    "and Redeploy take them",
+    "stalemate": "dead (default: the game ends when nobody can do anything but pass) or idle "
+    "(after two turns with nothing played, claimed or drawn)",
     "deck": "full, or troops (the 60 troops of the community bot protocol)",
 }
 
@@ -64,7 +70,8 @@ def config_of(options: Options) -> tuple[RulesConfig, bool]:
     :class:`InputError` names a bad value."""
     theme = check_theme(options.get("theme", "battleline"))
     timing = options.get("claim_timing", "standard")
-    removable = options.get("environment_removable", "true").lower()
+    removable = options.get("environment_removable", "false").lower()
+    stalemate = options.get("stalemate", "dead").lower()
     deck = options.get("deck", "full").lower()
     if removable not in ("true", "false"):
         raise InputError(f"option environment_removable={removable!r} is not true or false")
@@ -72,7 +79,10 @@ def config_of(options: Options) -> tuple[RulesConfig, bool]:
         raise InputError(f"option claim_timing={timing!r} is not standard or advanced")
     if deck not in DECKS:
         raise InputError(f"option deck={deck!r} is not {' or '.join(DECKS)}")
-    return RulesConfig(removable == "true", timing, theme), deck == "troops"  # type: ignore[arg-type]
+    if stalemate not in STALEMATES:
+        raise InputError(f"option stalemate={stalemate!r} is not {' or '.join(STALEMATES)}")
+    config = RulesConfig(removable == "true", timing, theme, stalemate)  # type: ignore[arg-type]
+    return config, deck == "troops"
 
 
 def new_game(options: Options) -> BattleLineState:
@@ -183,12 +193,52 @@ def human_input(state: GameState[Any], line: str) -> tuple[list[Any], str | None
     return [action], None
 
 
+LEGEND = """Legend: troops are a color and a value (R O Y G B P: red, orange, yellow, green,
+blue, purple; 1-10), in their color; tactics are named on grey. North's cards are above the
+flags, south's below. In the middle row: ▲ a flag north holds, ▼ one south holds, Fog or Mud
+at the flag, · nothing."""
+
+
+def narrate(state: GameState[Any], action: Any, human: int) -> str | None:
+    """What ``battlejudge play`` tells the human of an action just applied (``state`` is
+    after it): the card he drew, named (a chance draw, or the card a Scout put back on
+    top); a claim, his or the bot's, with its certificate checked again (the explanation,
+    the blocking cards and the DRAT proof, verified by dratify); None for the rest, which
+    ``play`` tells as the seat may see it."""
+    assert isinstance(state, BattleLineState)
+    a = action
+    if a.kind == CLAIM and state.claims and state.claims[-1].flag == a.flag:
+        record = state.claims[-1]
+        proof = record.proof
+        who = "You" if record.player == human else PLAYERS[record.player].capitalize()
+        lines = [f"{who} claimed {state.naming.flag} {a.flag}; the claim holds:"]
+        lines += [f"  {line}" for line in proof.explanation]
+        blocking = " ".join(state.naming.card(c.code) for c in proof.blocking)
+        lines.append(f"  blocking cards: {blocking or 'none needed'}")
+        cert = proof.certificate
+        if cert.proof is not None and cert.cnf is not None:
+            verified = "verified by dratify" if bl.verify(proof) else "NOT verified"
+            lines.append(
+                f"  proof: DRAT refutation of a {cert.cnf.count(chr(10))}-line CNF, "
+                f"{cert.proof.count(chr(10))} lines, {verified}"
+            )
+        return "\n".join(lines)
+    drew = state.last_drawn
+    dealt = len(state.history) <= 2 * HAND_SIZE  # the deal: the hand shows those cards
+    if a.kind == CARD and not dealt and drew == a.card and drew in state.hands[human]:
+        return f"You drew {state.naming.card(drew)}."
+    if a.kind == DRAW and state.current_player() != CHANCE and state.to_move == human:
+        if state.hands[human] and state.hands[human][-1] == drew:
+            return f"You drew {state.naming.card(drew)} (the card put back on top)."
+    return None
+
+
 def answer_claim(state: BattleLineState, flag: int, player: int) -> str:
     """'Can I claim flag N?' (N from 1): the solver's proof or witness, without claiming."""
     if not 1 <= flag <= 9:
         return f"There is no {state.naming.flag} {flag}."
     try:
-        proof = state.judge_claim(flag - 1, player)
+        proof = state.judge_claim(flag, player)
     except IllegalActionError as e:
         return f"No: {e}."
     lines = [f"Yes, {state.naming.flag} {flag} can be claimed (certified):"] if proof.valid else []
@@ -231,6 +281,8 @@ def _entry(name: str, title: str, defaults: dict[str, str]) -> GameInfo:
         },
         human_input=human_input,
         stats=_stats,
+        narrate=narrate,
+        legend=LEGEND,
     )
 
 

@@ -17,6 +17,7 @@ from battlejudge.engines.battleline.cards import (
     ALL_CARDS,
     ENVIRONMENT,
     LEADERS,
+    MORALE,
     MUD,
     TACTIC_CARDS,
     TROOPS,
@@ -27,11 +28,15 @@ from battlejudge.engines.battleline.cards import (
 from battlejudge.engines.battleline.config import RulesConfig
 from battlejudge.engines.battleline.state import (
     CLAIM_START,
+    FLAGS,
+    HAND_SIZE,
     PLAYERS,
     BattleLineState,
     Placed,
 )
 from battlejudge.proofs.files import read_model
+from battlejudge.solver.battleline.cards import Card, check_side
+from battlejudge.solver.battleline.question import ClaimQuestion
 from battlejudge.solver.errors import InputError, RuleError
 
 Player = Literal["north", "south"]
@@ -68,11 +73,11 @@ class FlagState(_Strict):
 
 
 class Rules(_Strict):
-    """The rules variant of a position: claim timing (standard or advanced) and whether Deserter
-    and Redeploy may remove Fog and Mud."""
+    """The game's settings (docs/rulings.md 10, 14, 17)."""
 
     claim_timing: Literal["standard", "advanced"] = "standard"
-    environment_removable: bool = True
+    environment_removable: bool = False
+    stalemate: Literal["dead", "idle"] = "dead"
 
 
 class PerPlayerCards(_Strict):
@@ -127,7 +132,9 @@ def _card(text: str, path: str) -> int:
 
 def to_state(pos: PositionFile) -> BattleLineState:
     """Build the state at the start of ``to_move``'s turn; raises naming the JSON path."""
-    config = RulesConfig(pos.rules.environment_removable, pos.rules.claim_timing, pos.theme)
+    config = RulesConfig(
+        pos.rules.environment_removable, pos.rules.claim_timing, pos.theme, pos.rules.stalemate
+    )
     s = BattleLineState(config)
     s.turn = pos.turn
     s.to_move = PLAYERS.index(pos.to_move)
@@ -172,18 +179,17 @@ def to_state(pos: PositionFile) -> BattleLineState:
                 )
             flag.claimed_by = owner
     for side, name in enumerate(PLAYERS):
-        leaders = [p.card for f in s.flags for p in f.sides[side] if p.card in LEADERS]
-        if len(leaders) > 1:
-            raise RuleError(f"flags: {name} has two Leaders on his side (docs/rulings.md 3)")
-        # docs/rulings.md 3: a Leader in his own discard pile was played by him too, so a
-        # second one stays unplayable.
-        discarded = [c for c in getattr(pos.discards, name) if _card(c, "discards") in LEADERS]
-        s.leader_played[side] = bool(leaders) or bool(discarded)
         for c_i, text in enumerate(getattr(pos.discards, name)):
             path = f"discards.{name}[{c_i}]"
             code = _card(text, path)
             place(code, path)
             s.discards[side].append(code)
+        # docs/rulings.md 3: a Leader in his own discard pile was played by him too (a
+        # card leaves a side for its owner's pile), so with one on his side or in his
+        # pile a second Leader stays unplayable, and two are a position that cannot be.
+        played = [p.card for f in s.flags for p in f.sides[side]] + s.discards[side]
+        check_side([Card(c) for c in played if c in MORALE], f"{name}'s side and discards")
+        s.leader_played[side] = any(c in LEADERS for c in played)
         s.tactics_played[side] = getattr(pos.tactics_played, name)
         visible = sum(1 for f in s.flags for p in f.sides[side] if p.card >= 60)
         visible += sum(1 for f in s.flags for p in f.environment if p.owner == side)
@@ -198,7 +204,13 @@ def to_state(pos: PositionFile) -> BattleLineState:
         )
     if pos.hands is not None:
         for side, name in enumerate(PLAYERS):
-            for c_i, text in enumerate(getattr(pos.hands, name)):
+            cards = getattr(pos.hands, name)
+            if len(cards) > HAND_SIZE:
+                raise RuleError(
+                    f"hands.{name}: {len(cards)} cards ({' '.join(cards)}); a hand holds at "
+                    f"most {HAND_SIZE} at the start of a turn"
+                )
+            for c_i, text in enumerate(cards):
                 path = f"hands.{name}[{c_i}]"
                 code = _card(text, path)
                 place(code, path)
@@ -246,7 +258,9 @@ def from_state(s: BattleLineState, *, hidden: bool = False) -> PositionFile:
     pos = PositionFile(
         theme=theme,
         rules=Rules(
-            claim_timing=s.config.claim_timing, environment_removable=s.config.environment_removable
+            claim_timing=s.config.claim_timing,
+            environment_removable=s.config.environment_removable,
+            stalemate=s.config.stalemate,
         ),
         turn=max(s.turn, 1),
         to_move=PLAYERS[s.to_move],
@@ -285,6 +299,38 @@ def read_state(path: str | Path) -> BattleLineState:
 
 
 def dumps(pos: PositionFile) -> str:
-    """The position file's JSON text: indented, without the fields left unset, ending in a
-    newline."""
+    """The position as its JSON file text (pretty-printed, unset fields left out)."""
     return pos.model_dump_json(indent=2, exclude_none=True) + "\n"
+
+
+def claim_question(
+    table: PositionFile | BattleLineState | str | Path, flag: int, player: str | int
+) -> ClaimQuestion:
+    """The flag question a table asks when ``player`` claims ``flag``: his cards and the
+    opponent's there, every other face-up troop as seen, Fog, Mud and who completed first
+    (docs/rulings.md 4-7). ``table`` is a position (a file's path, or read) or a state;
+    ``flag`` counts 1-9 as the notation does; ``player`` is ``north``/``south`` (or 0/1).
+    Raises :class:`RuleError` for a flag already claimed, naming it.
+
+    >>> from battlejudge.engines.battleline.position import claim_question
+    >>> claim_question("examples/positions/wedge-beats-blue-8.json", 1, "north")
+    ClaimQuestion(mine='R4 R5 R3', theirs='B8', seen='B7 B10')
+    """
+    if isinstance(table, BattleLineState):
+        state = table
+    elif isinstance(table, PositionFile):
+        state = to_state(table)
+    else:
+        state = read_state(table)
+    if isinstance(flag, bool) or not isinstance(flag, int) or not 1 <= flag <= FLAGS:
+        raise InputError(f"flag must be a number 1-{FLAGS}, got {flag!r}")
+    if isinstance(player, str):
+        if player.lower() not in PLAYERS:
+            raise InputError(f"player must be north or south, got {player!r}")
+        seat = PLAYERS.index(player.lower())  # type: ignore[arg-type,unused-ignore]
+    else:
+        seat = player
+    f = state.flags[flag - 1]
+    if f.claimed_by >= 0:
+        raise RuleError(f"{state.naming.flag} {flag} is already claimed by {PLAYERS[f.claimed_by]}")
+    return state.claim_question(flag, seat)

@@ -7,7 +7,7 @@ Header tags in brackets, then one line per turn::
     [North "random"]
     [South "heuristic"]
     [Seed "7"]
-    [Rules "claim_timing=standard environment_removable=true"]
+    [Rules "claim_timing=standard environment_removable=false stalemate=dead"]
     [Theme "battleline"]
     [First "north"]
     [DealNorth "R1 O5 Y7 G2 B9 P3 R10"]
@@ -377,6 +377,12 @@ def replay(
                 actions, card = _token_actions(token)
             except InputError as e:
                 raise RecordError(f"line {line}: {e}") from None
+            place = "the deck" if card is None else state.where(card)
+            if not place.endswith("deck"):
+                # a hand with a card that is elsewhere cannot exist: bad input
+                raise RecordError(
+                    f"line {line}: {token}: {state.naming.card(card or 0)} is already in {place}"
+                )
             for action in actions:
                 is_claim = action.kind == CLAIM
                 if is_claim and action not in state.legal_actions():
@@ -386,7 +392,12 @@ def replay(
                 try:
                     state.apply_action(action)
                 except IllegalActionError as e:
-                    return problem("illegal", f"{token}: {e}")
+                    # why_illegal names the action and the rule it breaks (docs/rulings.md)
+                    said = str(e)
+                    shown = action.notation(state.naming).lower()
+                    return problem(
+                        "illegal", said if said.lower().startswith(shown) else f"{token}: {said}"
+                    )
                 if is_claim:
                     bl.verify(state.claims[-1].proof)  # the fresh proof checks
             if card is not None:
@@ -442,7 +453,7 @@ def _refused_claim(
 ) -> ReplayReport:
     """A claim the state does not offer: unjustified (the solver refutes it, with the
     witness) when the claim window is open and the side complete; illegal otherwise."""
-    flag = state.flags[action.flag] if 0 <= action.flag < len(state.flags) else None
+    flag = state.flags[action.flag - 1] if 1 <= action.flag <= len(state.flags) else None
     if not state.claim_window_open():
         report: ReplayReport = problem(
             "illegal", f"{token}: claims are not allowed at this point of the turn"

@@ -73,7 +73,7 @@ def render(state: BattleLineState, viewer: int | None = None) -> RenderableType:
         result = {0: "north wins", 1: "south wins"}.get(state.winner, "a draw")
         parts.append(Text(f"Game over: {result}.", style="bold"))
     for p in (0, 1):
-        held = ", ".join(str(i + 1) for i in state.flags_held(p)) or "none"
+        held = ", ".join(str(n) for n in state.flags_held(p)) or "none"
         line = Text(
             f"{PLAYERS[p]}: holds {held}; tactics played {state.tactics_played[p]}; discards "
         )

@@ -1,6 +1,6 @@
 """The Battle Line game: setup, turns, the nine flags, all ten tactics, claims, game end.
 
-Rules: the GMT rulebook (seed 000) with docs/rulings.md, rulings 1-16. A claim is
+Rules: the GMT rulebook (seed 000) with docs/rulings.md, rulings 1-17. A claim is
 legal exactly when it holds, as the solver's fast exact decider says (no SAT call on
 the hot path); the engine keeps the certificate (the SAT proof) of every claim it
 allows, unless ``certify`` is off, and answers a refused claim with the solver's
@@ -18,9 +18,11 @@ decides even when it is not his turn); claims (standard timing only, docs/ruling
 draw one card from a deck of the player's choice while the hand holds fewer than seven
 (a chance node picks the card unless a Scout put a known card on top).
 
-House rule (the rules are silent): if two turns in a row pass with no card played, no
-flag claimed and no card drawn, the game ends; the player holding more flags wins, and
-equal flags are a draw.
+Ruling 17 (setting ``stalemate``; the rulebook says only that play goes on until the game is
+decided): if two turns in a row neither player could do anything but pass (no card to
+play, no claim, no card to draw), nothing can change any more, so the game ends; the
+player holding more flags wins, and equal flags are a draw. With ``stalemate=idle`` any
+two turns in a row with no card played, claimed or drawn end it.
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ BREAKTHROUGH, ENVELOPMENT = "breakthrough", "envelopment"
 STALEMATE, FORFEIT = "stalemate", "forfeit"
 END_REASONS = (BREAKTHROUGH, ENVELOPMENT, STALEMATE, FORFEIT)
 """How a game ends (:attr:`BattleLineState.end_reason`): three adjacent flags, five
-flags (docs/rulings.md 15), the idle house rule (below), or a player's forfeit (a referee's
+flags (docs/rulings.md 15), a dead position (docs/rulings.md 17), or a player's forfeit (a referee's
 verdict on a bot that broke the protocol or ran out of time)."""
 ADJACENT_TRIPLES: tuple[tuple[int, int, int], ...] = tuple((i, i + 1, i + 2) for i in range(7))
 """The seven runs of three adjacent flags (0-based) that win by Breakthrough."""
@@ -211,7 +213,26 @@ class ClaimRecord:
     turn: int
     player: int
     flag: int
+    """The flag claimed, numbered 1-9 as in the notation."""
     proof: bl.ProvedClaim
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a finished game ended: ``termination`` is one of :data:`END_REASONS`
+    (``breakthrough``, ``envelopment``: docs/rulings.md 15; ``stalemate``: 17; ``forfeit``),
+    ``winner`` the winning seat, or None for a draw (only a stalemate with equal flags).
+
+    >>> Outcome("breakthrough", "north").result()
+    'north'
+    """
+
+    termination: str
+    winner: Literal["north", "south"] | None
+
+    def result(self) -> str:
+        """The record's ``Result`` tag: the winner's seat, or ``draw``."""
+        return self.winner or "draw"
 
 
 class BattleLineState(GameState[Action]):
@@ -287,8 +308,14 @@ class BattleLineState(GameState[Action]):
         return len(self.unknown[deck]) + len(self.known_top[deck])
 
     def flags_held(self, player: int) -> list[int]:
-        """The flags ``player`` has claimed (0-based indices)."""
-        return [i for i, f in enumerate(self.flags) if f.claimed_by == player]
+        """The flags ``player`` holds, numbered 1-9."""
+        return [i for i, f in enumerate(self.flags, start=1) if f.claimed_by == player]
+
+    def flag(self, number: int) -> Flag:
+        """Flag ``number`` (1-9, as the notation numbers it): ``self.flags[number - 1]``."""
+        if not 1 <= number <= FLAGS:
+            raise IllegalActionError(f"there is no {self.naming.flag} {number}")
+        return self.flags[number - 1]
 
     def can_play_tactic(self, player: int) -> bool:
         """docs/rulings.md 11: never more than one tactic ahead of the opponent."""
@@ -302,13 +329,14 @@ class BattleLineState(GameState[Action]):
     # -- claims ----------------------------------------------------------------------
     def claim_question(self, flag: int, player: int) -> bl.ClaimQuestion:
         """The flag question from the table: the claimant's and opponent's cards at the
-        flag, every other face-up troop as seen, the environment, who completed first."""
-        f = self.flags[flag]
+        flag, every other face-up troop as seen, the environment, who completed first.
+        ``flag`` is numbered 1-9."""
+        f = self.flag(flag)
         mine = [bl.Card(p.card) for p in f.sides[player]]
         theirs = [bl.Card(p.card) for p in f.sides[1 - player]]
         seen = [
             bl.Card(p.card)
-            for i, other in enumerate(self.flags)
+            for i, other in enumerate(self.flags, start=1)
             if i != flag
             for side in other.sides
             for p in side
@@ -350,7 +378,7 @@ class BattleLineState(GameState[Action]):
         agrees with the SAT proof :meth:`judge_claim` gives; a claim is legal iff this
         holds. ``pool``: :meth:`claim_pool`, when the caller has it already.
         """
-        f = self.flags[flag]
+        f = self.flag(flag)
         mine = f.sides[player]
         n = f.size
         if f.claimed_by >= 0 or len(mine) != n:
@@ -369,14 +397,15 @@ class BattleLineState(GameState[Action]):
         )
 
     def judge_claim(self, flag: int, player: int) -> bl.ProvedClaim:
-        """The certified answer to a claim: a proof, or the witness that beats it."""
-        f = self.flags[flag]
+        """The certified answer to a claim at flag ``flag`` (1-9): a proof, or the witness
+        that beats it."""
+        f = self.flag(flag)
         if f.claimed_by >= 0:
-            raise IllegalActionError(f"{self.naming.flag} {flag + 1} is already claimed")
+            raise IllegalActionError(f"{self.naming.flag} {flag} is already claimed")
         if len(f.sides[player]) != f.size:
             raise IllegalActionError(
                 f"{PLAYERS[player]} has {len(f.sides[player])} of {f.size} cards at "
-                f"{self.naming.flag} {flag + 1}: a claim needs a complete formation"
+                f"{self.naming.flag} {flag}: a claim needs a complete formation"
             )
         return bl.prove(self.claim_question(flag, player))
 
@@ -391,7 +420,7 @@ class BattleLineState(GameState[Action]):
     def _claims(self, player: int) -> list[Action]:
         out = []
         pool = None
-        for i, f in enumerate(self.flags):
+        for i, f in enumerate(self.flags, start=1):
             if f.claimed_by < 0 and len(f.sides[player]) == f.size:
                 pool = self.claim_pool() if pool is None else pool
                 if self.claimable(i, player, pool):
@@ -413,13 +442,14 @@ class BattleLineState(GameState[Action]):
         if self.phase == SCOUT_RETURN:
             return [Action(RETURN, card=c) for c in sorted(set(self.hands[p]))]
         owner, flag = self.mud_queue[0]
-        return [Action(DISCARD, card=pl.card, source=flag) for pl in self.flags[flag].sides[owner]]
+        side = self.flags[flag].sides[owner]  # mud_queue holds list indexes
+        return [Action(DISCARD, card=pl.card, source=flag + 1) for pl in side]
 
     def _plays(self, p: int) -> list[Action]:
         out: list[Action] = []
         opp = 1 - p
-        open_flags = [i for i, f in enumerate(self.flags) if f.open_slot(p)]
-        live = [i for i, f in enumerate(self.flags) if f.claimed_by < 0]
+        open_flags = [i for i, f in enumerate(self.flags, start=1) if f.open_slot(p)]
+        live = [i for i, f in enumerate(self.flags, start=1) if f.claimed_by < 0]
         tactic_ok = self.can_play_tactic(p)
         removable = self.config.environment_removable
         for c in sorted(set(self.hands[p])):
@@ -438,7 +468,7 @@ class BattleLineState(GameState[Action]):
                 out.append(Action(SCOUT, card=SCOUT_CARD))
             elif c == REDEPLOY_CARD:
                 for i in live:
-                    f = self.flags[i]
+                    f = self.flags[i - 1]
                     for pl in f.sides[p]:
                         dests = [j for j in open_flags if j != i] + [DISCARD_PILE]
                         out += [Action(REDEPLOY, card=pl.card, source=i, flag=j) for j in dests]
@@ -450,7 +480,7 @@ class BattleLineState(GameState[Action]):
                             ]
             elif c == DESERTER_CARD:
                 for i in live:
-                    f = self.flags[i]
+                    f = self.flags[i - 1]
                     out += [Action(DESERTER, card=pl.card, source=i) for pl in f.sides[opp]]
                     if removable:
                         out += [
@@ -460,7 +490,7 @@ class BattleLineState(GameState[Action]):
                         ]
             elif c == TRAITOR_CARD:
                 for i in live:
-                    for pl in self.flags[i].sides[opp]:
+                    for pl in self.flags[i - 1].sides[opp]:
                         if pl.card < 60:
                             out += [
                                 Action(TRAITOR, card=pl.card, source=i, flag=j) for j in open_flags
@@ -470,27 +500,137 @@ class BattleLineState(GameState[Action]):
         return out
 
     def why_illegal(self, action: Action) -> str:
-        """Why ``action``, found illegal, cannot be taken now, in one sentence: the game is over,
-        there is no such flag, the claim does not hold (with the reason from its proof), or
-        the action does not fit the phase."""
+        """The rule ``action`` breaks here, in one sentence citing the ruling (replay and
+        ``play`` show it): a card not in hand, a flag claimed or full, the tactics limit
+        (docs/rulings.md 11), a second Leader (3), passing while a troop can be played
+        (12), Traitor on a tactic (9), Fog or Mud that stay (10), a claim out of its time
+        (14) or refuted (with the solver's witness), an action of another step of the turn.
+        """
         if self.phase == OVER:
             return "the game is over"
-        if action.kind == CLAIM and self.claim_window_open():
-            if not 0 <= action.flag < FLAGS:
-                return f"there is no {self.naming.flag} {action.flag + 1}"
+        legal = self.legal_actions()
+        note = self.naming.flag
+        text = action.notation(self.naming)
+        if action in legal:
+            return f"{text} is legal"
+        who = self.current_player()
+        if who == CHANCE:
+            return f"{text}: chance decides now (a card is dealt or drawn)"
+        name = PLAYERS[who]
+        k = action.kind
+        step = PHASE_NAMES[self.phase]
+        if k == CLAIM:
+            if not 1 <= action.flag <= FLAGS:
+                return f"there is no {note} {action.flag}"
+            if not self.claim_window_open():
+                return (
+                    f"{text}: claims are made at the start of the turn"
+                    + (
+                        ""
+                        if self.config.claim_timing == "advanced"
+                        else " or after playing, before drawing"
+                    )
+                    + f" (docs/rulings.md 14); now: {step}"
+                )
             try:
                 proof = self.judge_claim(action.flag, self.to_move)
             except IllegalActionError as e:
-                return str(e)
+                return f"{text}: {e}"
             if proof.witness is not None:
+                return f"{name} cannot claim {note} {action.flag}: {proof.explanation[0]}"
+            return f"{text} is not legal now ({step}, {name} to act)"
+        wanted = {
+            PLAY: (PLAY_PHASE,),
+            SCOUT: (PLAY_PHASE,),
+            REDEPLOY: (PLAY_PHASE,),
+            DESERTER: (PLAY_PHASE,),
+            TRAITOR: (PLAY_PHASE,),
+            PASS: (PLAY_PHASE,),
+            DRAW: (DRAW_PHASE, SCOUT_DRAW),
+            RETURN: (SCOUT_RETURN,),
+            DISCARD: (MUD_DISCARD,),
+            END_CLAIMS: (CLAIM_START, CLAIM_END),
+        }.get(k, ())
+        if self.phase not in wanted:
+            return f"{text}: not at this step of the turn (now: {step}, {name} to act)"
+        hand = self.hands[who]
+        if k == PASS:
+            return (
+                f"pass: {name} can play a troop, and a player may pass only when he cannot "
+                f"(docs/rulings.md 12)"
+            )
+        if k == DRAW:
+            if len(hand) >= HAND_SIZE and self.phase == DRAW_PHASE:
+                return f"{text}: {name}'s hand is full ({HAND_SIZE} cards)"
+            return f"{text}: the {('troop', 'tactics')[action.deck]} deck is empty"
+        card = self.naming.card(action.card) if action.card >= 0 else "?"
+        if k in (RETURN, PLAY, SCOUT, REDEPLOY, DESERTER, TRAITOR):
+            tactic = {SCOUT: SCOUT_CARD, REDEPLOY: REDEPLOY_CARD, DESERTER: DESERTER_CARD}.get(
+                k, TRAITOR_CARD if k == TRAITOR else action.card
+            )
+            if tactic not in hand:
+                return f"{text}: {self.naming.card(tactic)} is not in {name}'s hand"
+            if tactic >= 60 and not self.can_play_tactic(who):
                 return (
-                    f"{PLAYERS[self.to_move]} cannot claim {self.naming.flag} "
-                    f"{action.flag + 1}: {proof.explanation[0]}"
+                    f"{text}: {name} has played {self.tactics_played[who]} tactics and his "
+                    f"opponent {self.tactics_played[1 - who]}; nobody may play more than one "
+                    f"tactic more than his opponent (docs/rulings.md 11)"
                 )
-        phase = PHASE_NAMES[self.phase]
-        who = self.current_player()
-        whose = "chance" if who == CHANCE else PLAYERS[who]
-        return f"{action.notation(self.naming)} is not legal now ({phase}, {whose} to act)"
+        if k == RETURN:
+            return f"{text}: {card} is not in {name}'s hand"
+        if k == DISCARD:
+            return f"{text}: {card} is not on that side of {note} {action.source}"
+        target = action.flag if k == PLAY else action.source
+        if k in (PLAY, REDEPLOY, DESERTER, TRAITOR):
+            if not 1 <= target <= FLAGS:
+                return f"{text}: there is no {note} {target}"
+            if self.flag(target).claimed_by >= 0:
+                return (
+                    f"{text}: {note} {target} is claimed; no card may be added to it or "
+                    f"taken from it"
+                )
+        if k == PLAY:
+            f = self.flag(target)
+            if action.card in LEADERS and self.leader_played[who]:
+                return (
+                    f"{text}: {name} already played a Leader; the second stays in his hand "
+                    f"(docs/rulings.md 3)"
+                )
+            if action.card not in ENVIRONMENT and not f.open_slot(who):
+                return (
+                    f"{text}: {name}'s side of {note} {target} is full "
+                    f"({len(f.sides[who])} of {f.size} cards)"
+                )
+        if k in (REDEPLOY, DESERTER, TRAITOR):
+            owner = who if k == REDEPLOY else 1 - who
+            src = self.flag(target)
+            on_side = any(p.card == action.card for p in src.sides[owner])
+            env = any(p.card == action.card and p.owner == owner for p in src.environment)
+            if not on_side and not env:
+                return f"{text}: {card} is not on {PLAYERS[owner]}'s side of {note} {target}"
+            if env and not self.config.environment_removable:
+                return (
+                    f"{text}: played Fog and Mud stay until the end of the game "
+                    f"(docs/rulings.md 10, environment_removable=false)"
+                )
+            if k == TRAITOR and action.card >= 60:
+                return f"{text}: Traitor takes a troop, never a tactic (docs/rulings.md 9)"
+            dest = action.flag
+            if k in (REDEPLOY, TRAITOR) and dest != DISCARD_PILE:
+                if not 1 <= dest <= FLAGS:
+                    return f"{text}: there is no {note} {dest}"
+                if dest == target:
+                    return f"{text}: the card must go to another {note}"
+                if not env and not self.flag(dest).open_slot(who):
+                    return f"{text}: {name} has no open slot at {note} {dest}"
+        return f"{text} is not legal now ({step}, {name} to act)"
+
+    def child(self, action: Action) -> BattleLineState:
+        """A copy with ``action`` applied (checked); this state is left as it was (an
+        undo is keeping the parent)."""
+        twin = self.clone()
+        twin.apply_action(action)
+        return twin
 
     def action_to_string(self, action: Action) -> str:
         """The record token of ``action`` in this game's theme (``R7@3``, ``claim 2``)."""
@@ -551,6 +691,14 @@ class BattleLineState(GameState[Action]):
     def apply_action_unchecked(self, action: Action) -> None:
         """Apply ``action`` without checking it (the fast path for search): legality is the
         caller's job, and an illegal action leaves the state undefined."""
+        if (
+            action.kind in (PASS, END_CLAIMS)
+            and self.config.stalemate == "dead"
+            and (action.kind == END_CLAIMS or len(self.legal_actions()) > 1)
+        ):
+            # docs/rulings.md 17: a player who declines a claim, or passes while he could
+            # play a tactic, could have acted: the turn is not a dead one.
+            self.progress = True
         self._legal = None
         self.history.append(action)
         if action.kind not in (CARD, DRAW, END_CLAIMS, RETURN):
@@ -619,7 +767,7 @@ class BattleLineState(GameState[Action]):
             self.leader_played[p] = True
         self.phase = CLAIM_END
         if a.kind == PLAY:
-            f = self.flags[a.flag]
+            f = self.flags[a.flag - 1]
             if card in ENVIRONMENT:
                 f.environment.append(Placed(card, self.turn, p))
             else:
@@ -631,21 +779,21 @@ class BattleLineState(GameState[Action]):
             self.phase = SCOUT_DRAW
             return
         self.discards[p].append(card)  # guile tactics lie face up by the deck
-        src = self.flags[a.source]
+        src = self.flags[a.source - 1]
         if a.kind in (REDEPLOY, DESERTER):
             owner = p if a.kind == REDEPLOY else opp
             moved = self._take(src, owner, a.card)
             if a.kind == DESERTER or a.flag == DISCARD_PILE:
                 self.discards[owner].append(a.card)
             elif a.card in ENVIRONMENT:
-                self.flags[a.flag].environment.append(Placed(a.card, self.turn, p))
+                self.flags[a.flag - 1].environment.append(Placed(a.card, self.turn, p))
             else:
-                self.flags[a.flag].sides[p].append(Placed(moved.card, self.turn))
+                self.flags[a.flag - 1].sides[p].append(Placed(moved.card, self.turn))
             if a.card == MUD:
-                self._mud_left(a.source)
+                self._mud_left(a.source - 1)
         elif a.kind == TRAITOR:
             moved = self._take(src, opp, a.card)
-            self.flags[a.flag].sides[p].append(Placed(moved.card, self.turn))
+            self.flags[a.flag - 1].sides[p].append(Placed(moved.card, self.turn))
 
     @staticmethod
     def _take(f: Flag, owner: int, card: CardCode) -> Placed:
@@ -665,16 +813,16 @@ class BattleLineState(GameState[Action]):
             self.phase = MUD_DISCARD
 
     def _claim(self, flag: int, p: int) -> None:
+        """Claim flag ``flag`` (1-9) for ``p``, with its proof when certifying."""
         if self.certify:
             proof = self.judge_claim(flag, p)
             if not proof.valid:
                 raise IllegalActionError(
-                    f"{PLAYERS[p]} cannot claim {self.naming.flag} {flag + 1}: "
-                    f"{proof.explanation[0]}"
+                    f"{PLAYERS[p]} cannot claim {self.naming.flag} {flag}: {proof.explanation[0]}"
                 )
             self.claims.append(ClaimRecord(self.turn, p, flag, proof))
             self._log_claim(flag, p, proof)
-        self.flags[flag].claimed_by = p
+        self.flags[flag - 1].claimed_by = p
         self.progress = True
         reason = flags_win([f.claimed_by == p for f in self.flags])
         if reason is not None:  # docs/rulings.md 15
@@ -756,7 +904,7 @@ class BattleLineState(GameState[Action]):
     def _end_turn(self) -> None:
         self.idle_turns = 0 if self.progress else self.idle_turns + 1
         self.progress = False
-        if self.idle_turns >= 2:  # house rule: nobody can or will do anything
+        if self.idle_turns >= 2:  # docs/rulings.md 17: nothing can (or will) change
             mine, theirs = (len(self.flags_held(i)) for i in (NORTH, SOUTH))
             self._finish(
                 NORTH if mine > theirs else SOUTH if theirs > mine else DRAW_GAME, STALEMATE
@@ -773,14 +921,14 @@ class BattleLineState(GameState[Action]):
         if action.kind == CLAIM and action not in self.legal_actions():
             p = self.to_move
             proof = None
-            if self.claim_window_open() and 0 <= action.flag < FLAGS:
-                f = self.flags[action.flag]
+            if self.claim_window_open() and 1 <= action.flag <= FLAGS:
+                f = self.flags[action.flag - 1]
                 if f.claimed_by < 0 and len(f.sides[p]) == f.size:
                     proof = self.judge_claim(action.flag, p)
             if proof is not None and not proof.valid:
                 self._log_claim(action.flag, p, proof)
                 raise IllegalActionError(
-                    f"{PLAYERS[p]} cannot claim {self.naming.flag} {action.flag + 1}: "
+                    f"{PLAYERS[p]} cannot claim {self.naming.flag} {action.flag}: "
                     f"{proof.explanation[0]}"
                 )
             raise IllegalActionError(self.why_illegal(action))
@@ -799,10 +947,19 @@ class BattleLineState(GameState[Action]):
             game=self.game_id,
             turn=self.turn,
             player=PLAYERS[player],
-            flag=flag + 1,
+            flag=flag,
         )
 
     # -- results ---------------------------------------------------------------------
+    def outcome(self) -> Outcome | None:
+        """How the game ended (python-chess's ``Board.outcome()``): the termination reason
+        (one of :data:`END_REASONS`) and the winner, or None while the game goes on."""
+        if self.phase != OVER:
+            return None
+        assert self.end_reason is not None
+        winner = None if self.winner == DRAW_GAME else PLAYERS[self.winner]
+        return Outcome(self.end_reason, winner)
+
     def returns(self) -> list[float]:
         """The final scores: 1 for the winner and -1 for the loser, 0 each for a draw or a game
         still going."""
@@ -838,6 +995,7 @@ class BattleLineState(GameState[Action]):
             "config": {
                 "claim_timing": self.config.claim_timing,
                 "environment_removable": self.config.environment_removable,
+                "stalemate": self.config.stalemate,
                 "theme": self.config.theme,
             },
             "first": PLAYERS[self.first],
@@ -982,7 +1140,12 @@ class BattleLineState(GameState[Action]):
         d = json.loads(text)
         cfg = d["config"]
         s = cls(
-            RulesConfig(cfg["environment_removable"], cfg["claim_timing"], cfg["theme"]),
+            RulesConfig(
+                cfg["environment_removable"],
+                cfg["claim_timing"],
+                cfg["theme"],
+                cfg.get("stalemate", "dead"),
+            ),
             PLAYERS.index(d["first"]),
         )
         s.turn = d["turn"]
@@ -1017,6 +1180,24 @@ class BattleLineState(GameState[Action]):
         s.drawing = d["drawing"]
         s.after_scout_draw = d["after_scout_draw"]
         return s
+
+    def where(self, card: CardCode) -> str:
+        """Where ``card`` is, as a player says it: ``"north's hand"``, ``"flag 3 (south)"``,
+        ``"south's discard pile"``, ``"the troop deck"`` (every card is in exactly one
+        place; tests check it with :meth:`card_count`)."""
+        for i in (NORTH, SOUTH):
+            if card in self.hands[i]:
+                return f"{PLAYERS[i]}'s hand"
+            if card in self.discards[i]:
+                return f"{PLAYERS[i]}'s discard pile"
+        for n, f in enumerate(self.flags, start=1):
+            for i in (NORTH, SOUTH):
+                if any(p.card == card for p in f.sides[i]):
+                    return f"{self.naming.flag} {n} ({PLAYERS[i]})"
+            if any(p.card == card for p in f.environment):
+                return f"{self.naming.flag} {n}"
+        deck = TROOP_DECK if card < 60 else TACTICS_DECK
+        return f"the {('troop', 'tactics')[deck]} deck"
 
     def card_count(self) -> int:
         """Every card is somewhere exactly once (a consistency check for tests)."""

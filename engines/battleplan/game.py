@@ -21,7 +21,8 @@ HELP = """Type one action at a time ('moves' lists them), for example:
   reveal rook              reveal the top card of a piece (r, h, b work too)
   buff before|after|later  when to use the piece's buff
   move c4 | move n         where a move (or defend) goes; 'move none' if it cannot
-  attack c5                the piece to attack; 'attack none' when no enemy is adjacent
+  attack c5                the piece to attack (a friend too, by choice, when an enemy
+                           is adjacent); 'attack none' when no enemy is adjacent
   pickup horse             which piece picks up the flag"""
 
 
@@ -43,6 +44,10 @@ GAME = GameInfo(
     deserialize=BattlePlanState.deserialize,
     bots={"random": RandomBot, "greedy": GreedyBot},
     render=_render,
-    options={"rounds": "house rule: the game is a draw after this many rounds (default 40)"},
+    options={
+        "rounds": "house rule: the game is a draw after this many rounds (default 40)",
+        "friendly_fire": "with-enemy (default: an attack with no adjacent enemy has no effect) "
+        "or any (it may hit a friend then too)",
+    },
     help=HELP,
 )

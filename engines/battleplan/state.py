@@ -24,8 +24,10 @@ House rules (the seed and docs/rulings.md are silent; see docs/battleplan.md):
 * ``rounds`` (option, default 40): after that many rounds with no winner the game is a
   draw, so every game ends;
 * a step must be taken when one is legal: ``move none``/``defend none`` only when no
-  square is free, ``attack none`` only when no enemy is adjacent (friendly fire stays a
-  choice);
+  square is free;
+* an attack with no adjacent enemy has no effect (``attack none``), as the seed says; with
+  an enemy adjacent it must hit an adjacent piece, a friend by choice (docs/rulings.md BP8;
+  option ``friendly_fire=any`` lets it hit a friend with no enemy adjacent too);
 * a relocation of the Buff Token that hits occupied squares eight times in a row lands
   on a free square drawn uniformly on the ninth roll (keeps the game length bounded;
   the chance of needing it is below 1e-8);
@@ -150,11 +152,19 @@ def round_length_bound() -> int:
     return 6 * arrival + 3 + 6 + 2 * 22 + 36 * (1 + 1 + 2 + 2 * arrival + 2)
 
 
+FRIENDLY_FIRE = ("with-enemy", "any")
+"""Values of the ``friendly_fire`` option (docs/rulings.md BP8)."""
+
+
 class BattlePlanState(GameState[Action]):
     """A BattlePlan position; see the module docstring for the rules it implements."""
 
-    def __init__(self, rounds: int = DEFAULT_ROUNDS) -> None:
+    def __init__(self, rounds: int = DEFAULT_ROUNDS, friendly_fire: str = "with-enemy") -> None:
         self.rounds = rounds
+        self.friendly_fire = friendly_fire
+        """docs/rulings.md BP8: ``with-enemy`` (an attack with no adjacent enemy has no
+        effect; with one, the attacker may hit a friend instead) or ``any`` (a friend may be
+        hit with no enemy adjacent too)."""
         self.facts = GameFacts(
             name="battleplan",
             players=2,
@@ -382,7 +392,7 @@ class BattlePlanState(GameState[Action]):
     _FIELDS = (
         "rounds phase round first turn pos shield carrier token token_hits deck discard hand "
         "dice assigned stacks revealed buff done piece steps turn_buff pending last_revealer "
-        "winner rolloff deaths"
+        "winner rolloff deaths friendly_fire"
     ).split()
 
     def serialize(self) -> str:
@@ -396,6 +406,7 @@ class BattlePlanState(GameState[Action]):
         try:
             data = json.loads(text)
             state = cls(int(data["rounds"]))
+            data.setdefault("friendly_fire", "with-enemy")  # states from before BP8
             for f in cls._FIELDS:
                 value = data[f]
                 if f == "pending":
@@ -491,16 +502,35 @@ class BattlePlanState(GameState[Action]):
         for action in self.legal_actions():
             if wanted in self._spellings(action):
                 return action
-        raise IllegalActionError(f"{text.strip()!r} is not a legal action here")
+        raise IllegalActionError(self._why(text.strip()))
 
     def why_illegal(self, action: Action) -> str:
-        """Why ``action``, found illegal, cannot be taken now: the game is over, or it does not
-        fit the phase and the player to act."""
+        """The rule ``action`` breaks here (replay and ``play`` show it)."""
+        return self._why(str(action))
+
+    def _why(self, text: str) -> str:
         if self.phase == OVER:
-            return "the game is over"
+            return f"{text!r}: the game is over"
         who = self.current_player()
         who_text = "chance" if who == CHANCE else SEATS[who]
-        return f"{action} is not a legal action here ({who_text} to act, {self.phase_text()})"
+        legal = [self.action_to_string(a) for a in self.legal_actions()]
+        if self.phase == BATTLE and self.steps and self.steps[0] != S_CHOICE:
+            if self._step_kind() == K_ATTACK and text.lower().startswith("attack"):
+                if legal == ["attack none"]:
+                    return (
+                        f"{text!r}: no enemy is adjacent, so the attack has no effect: "
+                        f"'attack none' (seed 002, ATTACK; docs/rulings.md BP8)"
+                    )
+                if "attack none" not in legal and text.lower().split()[-1] in ("none", "n"):
+                    return (
+                        f"{text!r}: an enemy is adjacent, so the attack must hit an adjacent "
+                        f"piece (an enemy, or a friend by choice; seed 002, ATTACK)"
+                    )
+        shown = ", ".join(legal[:8]) + (", ..." if len(legal) > 8 else "")
+        return (
+            f"{text!r} is not a legal action here ({who_text} to act, {self.phase_text()}); "
+            f"legal: {shown}"
+        )
 
     def phase_text(self) -> str:
         """A few words on what is being decided."""
@@ -573,8 +603,13 @@ class BattlePlanState(GameState[Action]):
         here = self.pos[g]
         pos = self.pos
         if kind == K_ATTACK:
-            targets = [TO + sq for sq in ADJ[here] if sq in pos]
+            # Seed 002, ATTACK, and docs/rulings.md BP8: with an enemy adjacent the attack
+            # must hit an adjacent piece, a friend by choice; with none it has no effect
+            # (``friendly_fire=any``: it may still hit a friend).
             enemy = any(pos[e] in ADJ[here] for e in self._enemies(g))
+            if not enemy and self.friendly_fire != "any":
+                return [NONE]
+            targets = [TO + sq for sq in ADJ[here] if sq in pos]
             if not enemy:
                 targets.insert(0, NONE)
             return sorted(targets)
@@ -767,16 +802,25 @@ class BattlePlanState(GameState[Action]):
 
 def new_game(options: dict[str, str] | None = None) -> BattlePlanState:
     """The state before the first action. Options: ``rounds`` (house-rule round limit,
-    a positive integer, default 40). :class:`InputError` names a bad option or value."""
+    a positive integer, default 40) and ``friendly_fire`` (``with-enemy``, the default,
+    or ``any``: docs/rulings.md BP8). :class:`InputError` names a bad option or value."""
     opts = dict(options or {})
     rounds = DEFAULT_ROUNDS
+    friendly_fire = "with-enemy"
     for key, value in opts.items():
+        if key == "friendly_fire":
+            if value not in FRIENDLY_FIRE:
+                raise InputError(
+                    f"option friendly_fire={value!r} is not {' or '.join(FRIENDLY_FIRE)}"
+                )
+            friendly_fire = value
+            continue
         if key != "rounds":
-            raise InputError(f"BattlePlan has no option {key!r} (options: rounds)")
+            raise InputError(f"BattlePlan has no option {key!r} (options: rounds, friendly_fire)")
         try:
             rounds = int(value)
         except ValueError:
             raise InputError(f"option rounds={value!r} is not a whole number") from None
         if not 1 <= rounds <= 1000:
             raise InputError(f"option rounds={value!r} must be between 1 and 1000")
-    return BattlePlanState(rounds)
+    return BattlePlanState(rounds, friendly_fire)

@@ -169,7 +169,7 @@ def to_file_model(cert: bl.Certificate) -> CertificateFile:
     )
 
 
-def _identities(wilds: dict[str, str], field: str) -> tuple[tuple[bl.Card, int], ...]:
+def _identities(wilds: dict[str, str], field: str) -> tuple[tuple[bl.Card, bl.Card], ...]:
     """The wild identities a file states, as a formation holds them (``verify`` compares
     them with the rules code's); a name that is not a wild card or a troop is rejected."""
     out = []
@@ -186,7 +186,7 @@ def _identities(wilds: dict[str, str], field: str) -> tuple[tuple[bl.Card, int],
             raise VerificationError(
                 f"certificate rejected: {field}.wilds: {card} as {troop}: not a troop"
             )
-        out.append((card, troop.troop))
+        out.append((card, troop))
     return tuple(out)
 
 

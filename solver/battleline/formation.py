@@ -22,12 +22,11 @@ from itertools import permutations
 
 from battlejudge.solver.battleline import reach
 from battlejudge.solver.battleline.cards import (
+    CARDS,
     WILD_VALUES,
     Card,
-    Troop,
     check_side,
     color_of,
-    troop_name,
     value_of,
 )
 from battlejudge.solver.errors import RuleError
@@ -63,19 +62,21 @@ def formation_size(mud: bool) -> int:
 class Formation:
     """A complete formation at its best.
 
-    ``identities`` pairs every card with the troop identity it takes (a troop is
-    itself; a wild card gets the color and value chosen for it).
+    ``identities`` pairs every card with the troop card it stands for (a troop is
+    itself; a wild card gets the color and value chosen for it, docs/rulings.md 2).
+
+    >>> best_formation(["R9", "cavalry", "alexander"]).identities[1]
+    (Card.parse('cavalry'), Card.parse('R8'))
     """
 
     name: str
     total: int
-    identities: tuple[tuple[Card, Troop], ...]
+    identities: tuple[tuple[Card, Card], ...]
     fog: bool = False
 
     @property
     def strength(self) -> Strength:
-        """The key formations are compared by: (category rank, sum); under Fog the rank is 0, so
-        only sums count (Rules: Formations; Fog)."""
+        """``(category rank, sum)``, comparable with ``<`` (Rules: Formations, ties)."""
         return (0 if self.fog else RANK[self.name], self.total)
 
     @property
@@ -87,7 +88,7 @@ class Formation:
 
     def wild_choices(self) -> dict[str, str]:
         """The identity chosen for each wild card, e.g. ``{'alexander': 'B9'}``."""
-        return {str(c): troop_name(t) for c, t in self.identities if not c.is_troop}
+        return {str(c): str(t) for c, t in self.identities if not c.is_troop}
 
 
 def describe_strength(strength: Strength, fog: bool) -> str:
@@ -155,5 +156,5 @@ def best_formation(cards: Iterable[Card | str], mud: bool = False, fog: bool = F
         color = own if name == BATTALION else free
         wild_ids = [color * 10 + max(WILD_VALUES[w]) - 1 for w in wilds]
     ids = dict(zip(wild_cards, wild_ids, strict=True))
-    identities = tuple((c, c.troop if c.is_troop else ids[c]) for c in cs)
+    identities = tuple((c, c if c.is_troop else CARDS[ids[c]]) for c in cs)
     return Formation(name, total, identities, fog)

@@ -9,8 +9,9 @@ buffs, which piece reveals, when a buff is used, where each step goes and what e
 attack hits, who picks up a dropped flag. The rules encoded (seed 002 pages 3-4, with
 docs/rulings.md and the engine's house rules): a move goes one free orthogonal square (a
 diagonal one for the Diagonal buff) and may stay only when every such square is off the
-board or occupied; an attack kills an adjacent piece, friend or foe, unless it has a
-shield, which it then loses, and may hit nothing only when no enemy is adjacent; a
+board or occupied; an attack kills an adjacent piece, a friend only when an enemy is
+adjacent too (docs/rulings.md BP8), unless it has a shield, which it then loses, and has
+no effect when no enemy is adjacent; a
 DEFEND is a move followed by a shield; a reveal removes the piece's shield; a dead
 piece's reveal does nothing; a piece entering the enemy zone takes the flag if its side
 has no carrier; when a carrier dies a piece of its side in the enemy zone takes it; a
@@ -384,6 +385,7 @@ def _transition(
         m.add(sum(hits) <= atk_m)
         no_hit = m.new_bool_var(f"nohit{n}_{i}")
         m.add(no_hit == atk_m - sum(hits))
+        near = []
         for e in range(3 * (1 - p), 3 * (1 - p) + 3):
             far = [m.new_bool_var(f"far{n}_{i}_{e}_{k}") for k in range(4)]
             m.add(x0[e] - x0[i] >= 2).only_enforce_if(far[0])
@@ -391,6 +393,19 @@ def _transition(
             m.add(y0[e] - y0[i] >= 2).only_enforce_if(far[2])
             m.add(y0[i] - y0[e] >= 2).only_enforce_if(far[3])
             m.add_bool_or([no_hit.negated(), alive[n][e].negated(), *far])
+            # e is a live enemy adjacent to i (allows hitting a friend instead)
+            ne = m.new_bool_var(f"near{n}_{i}_{e}")
+            m.add_implication(ne, alive[n][e])
+            m.add(x0[e] - x0[i] <= 1).only_enforce_if(ne)
+            m.add(x0[i] - x0[e] <= 1).only_enforce_if(ne)
+            m.add(y0[e] - y0[i] <= 1).only_enforce_if(ne)
+            m.add(y0[i] - y0[e] <= 1).only_enforce_if(ne)
+            near.append(ne)
+        # Seed 002, ATTACK (docs/rulings.md BP8): with no adjacent enemy the attack has no
+        # effect, so a friend is hit only by choice, with an enemy adjacent.
+        for j in range(3 * p, 3 * p + 3):
+            if j != i:
+                m.add_bool_or([slot.hit[(i, j)].negated(), *near])
     for j in range(6):
         struck = _sum_bool(m, hit_on[j], f"struck{n}_{j}")
         killed = _and(m, [struck, sh[n][j].negated()], f"killed{n}_{j}")

@@ -119,7 +119,7 @@ def score_plays(
         ps = list(base)
         cost = 0.0
         if a.kind == PLAY:
-            c, f = a.card, a.flag
+            c, f = a.card, a.flag - 1  # list index of the flag numbered a.flag
             view = ev.flags[f]
             if c < 60:
                 ps = list(chances_without(c))
@@ -136,19 +136,19 @@ def score_plays(
             continue
         elif a.kind == REDEPLOY:
             cost = TACTIC_COST[REDEPLOY_CARD]
-            src = ev.flags[a.source]
-            ps[a.source] = _removed(ev, src, a.card, mine_side=True)
+            src = ev.flags[a.source - 1]
+            ps[a.source - 1] = _removed(ev, src, a.card, mine_side=True)
             if a.flag != DISCARD_PILE:
-                dst = ev.flags[a.flag]
-                ps[a.flag] = _added(ev, dst, a.card)
+                dst = ev.flags[a.flag - 1]
+                ps[a.flag - 1] = _added(ev, dst, a.card)
         elif a.kind == DESERTER:
             cost = TACTIC_COST[DESERTER_CARD]
-            ps[a.source] = _removed(ev, ev.flags[a.source], a.card, mine_side=False)
+            ps[a.source - 1] = _removed(ev, ev.flags[a.source - 1], a.card, mine_side=False)
         elif a.kind == TRAITOR:
             cost = TACTIC_COST[TRAITOR_CARD]
-            ps[a.source] = _removed(ev, ev.flags[a.source], a.card, mine_side=False)
-            dst = ev.flags[a.flag]
-            ps[a.flag] = ev.flag_chance(dst, mine=[*dst.mine, a.card])
+            ps[a.source - 1] = _removed(ev, ev.flags[a.source - 1], a.card, mine_side=False)
+            dst = ev.flags[a.flag - 1]
+            ps[a.flag - 1] = ev.flag_chance(dst, mine=[*dst.mine, a.card])
         elif a.kind == PASS:
             scored.append((0.0, a))
             continue
@@ -231,7 +231,7 @@ def choose(obs: Observation, actions: list[Action]) -> Action:
         ev = Evaluator(obs)
 
         def keep(a: Action) -> float:
-            view = ev.flags[a.source]
+            view = ev.flags[a.source - 1]
             return ev.flag_chance(view, mine=_minus(view.mine, a.card))
 
         return max(actions, key=lambda a: (keep(a), a))

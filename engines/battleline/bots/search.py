@@ -349,7 +349,7 @@ def policy_moves(state: BattleLineState, player: int) -> list[tuple[float, Actio
                     score = _LOSE_FLAG - (c % 10)
             if c >= 60:
                 score -= 25.0  # keep wild cards for completing strong formations
-            scored.append((score, Action(PLAY, card=c, flag=f)))
+            scored.append((score, Action(PLAY, card=c, flag=f + 1)))
     if not any(c < 60 for c in hand) or not flags:
         scored.append((0.0, Action(PASS)))
     scored.sort(key=lambda t: -t[0])
