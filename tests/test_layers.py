@@ -17,9 +17,13 @@ ALLOWED = {
     "engines": {"solver", "proofs", "engines"},
     "apps": {"solver", "proofs", "engines", "apps"},
     "cli": {"solver", "proofs", "engines", "apps", "cli", "examples"},
-    "examples": {"solver", "proofs", "engines", "apps", "examples"},
+    "examples": {"solver", "proofs", "engines", "apps", "examples", "battlejudge"},
+    # the repo-root battlejudge/ folder (battlejudge.openspiel, ...): the top layer, like cli
+    "battlejudge": {"solver", "proofs", "engines", "apps", "cli", "examples", "battlejudge"},
 }
 FOLDERS = set(ALLOWED)
+TOP = "battlejudge"
+"""The folder of the namespace's own modules: ``battlejudge.X`` where X is no layer."""
 RULES = "engines"
 """The rules packages: game rules, notation and bots, nothing that runs a server or a process."""
 
@@ -93,10 +97,12 @@ def layer_problems(root: Path, layer: str) -> list[str]:
     for path in sorted((root / layer).rglob("*.py")):
         for name in _imports(path):
             parts = name.split(".")
-            if parts[0] in FOLDERS:
+            if parts[0] in FOLDERS - {TOP}:
                 bad.append(f"{path.relative_to(root)}: bare 'import {name}' (use battlejudge.)")
-            elif parts[0] == "battlejudge" and len(parts) > 1 and parts[1] not in ALLOWED[layer]:
-                bad.append(f"{path.relative_to(root)}: {layer} imports {name}")
+            elif parts[0] == "battlejudge" and len(parts) > 1:
+                target = parts[1] if parts[1] in FOLDERS else TOP
+                if target not in ALLOWED[layer]:
+                    bad.append(f"{path.relative_to(root)}: {layer} imports {name}")
     return bad
 
 
@@ -133,7 +139,7 @@ def test_the_layers_are_the_installed_folders() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     setup = pyproject["tool"]["setuptools"]
     folders = setup["package-dir"]
-    assert {f"battlejudge.{layer}": layer for layer in FOLDERS} == folders
+    assert {f"battlejudge.{layer}" if layer != TOP else TOP: layer for layer in FOLDERS} == folders
     packages = set(setup["packages"])
     for layer in FOLDERS:
         for init in (ROOT / layer).rglob("__init__.py"):
@@ -159,7 +165,9 @@ def test_the_checks_catch_violations(tmp_path: Path) -> None:
     (tmp_path / "solver").mkdir()
     (tmp_path / "solver" / "y.py").write_text("import battlejudge.apps.protocol.referee\n")
     (tmp_path / "proofs").mkdir()
-    (tmp_path / "proofs" / "z.py").write_text("from battlejudge.apps import audit_games\n")
+    (tmp_path / "proofs" / "z.py").write_text(
+        "from battlejudge.apps import audit_games\nimport battlejudge.openspiel\n"
+    )
 
     assert layer_problems(tmp_path, "engines") == [
         "engines/battleline/x.py: engines imports battlejudge.apps.service",
@@ -168,7 +176,10 @@ def test_the_checks_catch_violations(tmp_path: Path) -> None:
     assert layer_problems(tmp_path, "solver") == [
         "solver/y.py: solver imports battlejudge.apps.protocol.referee"
     ]
-    assert layer_problems(tmp_path, "proofs") == ["proofs/z.py: proofs imports battlejudge.apps"]
+    assert layer_problems(tmp_path, "proofs") == [
+        "proofs/z.py: proofs imports battlejudge.apps",
+        "proofs/z.py: proofs imports battlejudge.openspiel",
+    ]
     assert layer_problems(tmp_path, "apps") == []
     assert process_problems(tmp_path, "engines") == [
         "engines/battleline/x.py: imports http.server (http runs an HTTP server or client)",

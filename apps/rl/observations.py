@@ -279,15 +279,17 @@ def force_duel_tensor(state: ForceDuelState, player: int) -> Planes:
                 t["cancelled"][side, kind] += 1
         w = state.weapons[p]
         t["weapons"][side, len(book.weapons) if w is None else w] = 1
-    for s in state.hands[player]:
-        t["hand"][s] += 1
+    for card in state.hands[player]:
+        t["hand"][card] += 1
     t["strategy_discard"][:] = state.strat_discard
     both_down = None not in state.strategy
     for side, p in enumerate((player, other)):
         s = state.strategy[p]
         hidden = len(book.strategy) + 1
-        slot = len(book.strategy) if s is None else (hidden if p != player and not both_down else s)
-        t["strategy"][side, slot] = 1
+        if s is None:
+            t["strategy"][side, len(book.strategy)] = 1
+        else:
+            t["strategy"][side, hidden if p != player and not both_down else s] = 1
     mine = state.forces[player]
     t["forces"][0 if mine is None else mine] = 1
     t["forces"][4] = float(state.forces[other] is not None)

@@ -198,9 +198,7 @@ def register() -> list[str]:
         if spec.short_name in _REGISTERED:
             continue
         first = spec.new_state()
-        pyspiel.register_game(
-            _game_type(spec, first.facts.hidden_information), _game_class(spec)
-        )
+        pyspiel.register_game(_game_type(spec, first.facts.hidden_information), _game_class(spec))
         _REGISTERED.add(spec.short_name)
         log.debug("registered %s with OpenSpiel", spec.short_name)
     return [spec.short_name for spec in GAMES]

@@ -87,8 +87,13 @@ GAMES: tuple[RLGame, ...] = (
         },
         lambda state: battleline_codec(),
     ),
-    RLGame("python_battleplan", "BattlePlan (battlejudge)", "battleplan", {"rounds": 40},
-           _battleplan_codec),
+    RLGame(
+        "python_battleplan",
+        "BattlePlan (battlejudge)",
+        "battleplan",
+        {"rounds": 40},
+        _battleplan_codec,
+    ),
     RLGame(
         "python_lines_of_battle",
         "Lines of Battle (battlejudge)",
