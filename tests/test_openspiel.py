@@ -164,3 +164,31 @@ def test_interpreter_exits_cleanly_after_registering() -> None:
     code = "import pyspiel, battlejudge.openspiel; pyspiel.load_game('python_force_duel')"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=120)
     assert done.returncode == 0, done.stderr.decode()[-500:]
+
+
+def test_example_ismcts_against_heuristic_runs() -> None:
+    """examples/openspiel_vs_heuristic.py as a user runs it, with a tiny game count."""
+    import re
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "battlejudge.examples.openspiel_vs_heuristic",
+            "--games",
+            "1",
+            "--simulations",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout
+    assert re.search(
+        r"game 1: IS-MCTS \(2 simulations\) as north vs heuristic: (win|loss|draw)", out
+    )
+    score = re.search(r"over 1 games: (\d) won, (\d) lost, (\d) drawn", out)
+    assert score is not None and sum(map(int, score.groups())) == 1
