@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from math import prod
-from typing import Any, Protocol
+from typing import Any, Protocol, Self
 
 from battlejudge.engines.battleline import actions as bla
 from battlejudge.engines.battleline.actions import Action as BattleLineAction
@@ -121,6 +121,10 @@ class BlockCodec:
         name, digits = (self.chance if chance else self.actions).decode(code)
         return self._from(name, digits)
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        # immutable: OpenSpiel clones a state by deep-copying it, and sharing is enough
+        return self
+
 
 class IdentityCodec:
     """For games whose actions are already small ints: the id is the action itself.
@@ -141,6 +145,10 @@ class IdentityCodec:
     def decode(self, code: int, chance: bool) -> Any:
         """The id itself, checked against its range."""
         return self.encode(code, chance)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Self:
+        # immutable: OpenSpiel clones a state by deep-copying it, and sharing is enough
+        return self
 
 
 # -- Battle Line -----------------------------------------------------------------------
