@@ -192,3 +192,9 @@ def test_example_ismcts_against_heuristic_runs() -> None:
     )
     score = re.search(r"over 1 games: (\d) won, (\d) lost, (\d) drawn", out)
     assert score is not None and sum(map(int, score.groups())) == 1
+
+
+def test_resampling_other_games_says_it_is_not_there() -> None:
+    state = _past_chance(pyspiel.load_game("python_force_duel").new_initial_state())
+    with pytest.raises(NotImplementedError, match="force-duel"):
+        state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0.0, 1.0))  # type: ignore[attr-defined]
