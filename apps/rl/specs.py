@@ -112,14 +112,6 @@ GAMES: tuple[RLGame, ...] = (
 """The games registered with OpenSpiel, Battle Line first."""
 
 
-def game_spec(short_name: str) -> RLGame:
-    """The game whose OpenSpiel name is ``short_name``; :class:`KeyError` names it."""
-    for game in GAMES:
-        if game.short_name == short_name:
-            return game
-    raise KeyError(f"no battlejudge game {short_name!r}")
-
-
 class Table:
     """An engine state and, per player, the lines he has been told of every action so
     far (``public_action_string``): with the engine's information-state string (the
