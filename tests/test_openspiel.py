@@ -144,10 +144,20 @@ def test_ismcts_plays_battleline() -> None:
     assert action in state.legal_actions()  # type: ignore[attr-defined]
 
 
-def test_mcts_plays_lines_of_battle() -> None:
+# small games (house-rule limits) so that each random rollout is short
+@pytest.mark.parametrize(
+    "name",
+    [
+        "python_battleline(deck=troops)",
+        "python_battleplan(rounds=1)",
+        "python_lines_of_battle(turns=3)",
+        "python_force_duel(units=1)",
+    ],
+)
+def test_mcts_plays_every_game(name: str) -> None:
     from open_spiel.python.algorithms import mcts
 
-    game = pyspiel.load_game("python_lines_of_battle(turns=3)")
+    game = pyspiel.load_game(name)
     state = _past_chance(game.new_initial_state())
     rng = np.random.RandomState(0)
     bot = mcts.MCTSBot(game, 2.0, 4, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
