@@ -133,13 +133,14 @@ def test_information_state_recalls_what_was_told() -> None:
     assert state.action_to_string(0, action) in state.information_state_string(1)  # type: ignore[attr-defined]
 
 
-def test_ismcts_plays_battleline() -> None:
+@pytest.mark.parametrize("name", ["python_battleline", "python_force_duel"])
+def test_ismcts_plays(name: str) -> None:
     from open_spiel.python.algorithms import ismcts, mcts
 
-    game = pyspiel.load_game("python_battleline")
+    game = pyspiel.load_game(name)
     state = _past_chance(game.new_initial_state())
     rng = np.random.RandomState(0)
-    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), 2.0, 4, random_state=rng)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), 2.0, 8, random_state=rng)
     action = bot.step(state)
     assert action in state.legal_actions()  # type: ignore[attr-defined]
 
@@ -205,6 +206,38 @@ def test_example_ismcts_against_heuristic_runs() -> None:
 
 
 def test_resampling_other_games_says_it_is_not_there() -> None:
-    state = _past_chance(pyspiel.load_game("python_force_duel").new_initial_state())
-    with pytest.raises(NotImplementedError, match="force-duel"):
+    state = _past_chance(pyspiel.load_game("python_battleplan").new_initial_state())
+    with pytest.raises(NotImplementedError, match="battleplan"):
         state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0.0, 1.0))  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("registry", "options"),
+    [("battleline", {}), ("force-duel", {})],
+)
+def test_resampled_worlds_look_the_same_and_play_on(registry: str, options: dict[str, str]) -> None:
+    """At every decision of random games, a world resampled for the player to move has
+    his information state and legal actions, and plays on legally to its end."""
+    import random
+
+    from battlejudge.apps.rl.specs import Table
+    from battlejudge.engines.game import CHANCE, random_playout, sample_chance
+    from battlejudge.engines.games import get_game
+
+    rng = random.Random(11)
+    for _ in range(2):
+        table = Table(get_game(registry).start(options))
+        decisions = 0
+        while not table.state.is_terminal():
+            player = table.state.current_player()
+            if player == CHANCE:
+                table.apply(sample_chance(table.state, rng))
+                continue
+            decisions += 1
+            world = table.resample(player, rng)
+            assert world.information_state_string(player) == table.information_state_string(player)
+            assert world.state.legal_actions() == table.state.legal_actions()
+            if decisions % 25 == 1:
+                random_playout(world.state.clone(), rng)
+            table.apply(rng.choice(table.state.legal_actions()))
+        assert decisions > 0

@@ -21,6 +21,8 @@ from battlejudge.apps.rl.encoding import (
 )
 from battlejudge.engines.battleline.bots.observation import observe
 from battlejudge.engines.battleline.state import BattleLineState
+from battlejudge.engines.force_duel.cards import MAX_FORCE
+from battlejudge.engines.force_duel.state import ForceDuelState
 from battlejudge.engines.game import CHANCE, GameState
 from battlejudge.engines.games import get_game
 
@@ -149,17 +151,61 @@ class Table:
     def resample(self, player: int, rng: random.Random) -> Table:
         """A copy in which what ``player`` cannot see is dealt again at random,
         consistently with what he sees (a determinization, for information-set search).
-        Battle Line only (its engine deals the hidden cards: ``observe(...).determinize``
-        and ``fix_hidden``); :class:`NotImplementedError` for the other games."""
+
+        Battle Line: the engine deals the hidden cards (``observe(...).determinize`` then
+        ``fix_hidden``). Force Duel: :func:`resample_force_duel`. Other games raise
+        :class:`NotImplementedError`; a chance node raises :class:`ValueError`."""
         state = self.state
-        if not isinstance(state, BattleLineState):
+        if state.current_player() == CHANCE:
+            raise ValueError("resample at a decision node, not at chance")
+        twin = self.clone()
+        if isinstance(twin.state, BattleLineState):
+            deal = observe(state, player).determinize(rng)  # type: ignore[arg-type]
+            twin.state.fix_hidden({1 - player: deal.opp_hand}, deal.decks)
+        elif isinstance(twin.state, ForceDuelState):
+            resample_force_duel(twin.state, player, rng)
+        else:
             raise NotImplementedError(
                 f"resampling hidden information is not implemented for {state.facts.name}"
             )
-        if state.current_player() == CHANCE:
-            raise ValueError("resample at a decision node, not at chance")
-        deal = observe(state, player).determinize(rng)
-        twin = self.clone()
-        assert isinstance(twin.state, BattleLineState)
-        twin.state.fix_hidden({1 - player: deal.opp_hand}, deal.decks)
         return twin
+
+
+def resample_force_duel(state: ForceDuelState, player: int, rng: random.Random) -> None:
+    """Deal again, in place, what ``player`` cannot see in Force Duel (as
+    :meth:`ForceDuelState.information_state_string` hides it), uniformly among the
+    arrangements consistent with what he sees:
+
+    * the opponent's strategy hand and his strategy card put down while the player's is
+      not, from the strategy cards nobody has seen (the deck and those cards);
+    * the opponent's Force card once chosen, among the choices he had;
+    * the order of the opponent's battle deck (its cards are public: the set's deck minus
+      the cards out of the game). Rules, unit cards: units among the top three are laid
+      out at the battle's start, so the top three places hold battle cards.
+    """
+    other = 1 - player
+    hidden_commit = state.strategy[other] is not None and state.strategy[player] is None
+    unseen = [s for s, n in enumerate(state.strat_deck) for _ in range(n)]
+    unseen += state.hands[other]
+    if hidden_commit:
+        unseen.append(state.strategy[other])  # type: ignore[arg-type]
+    rng.shuffle(unseen)
+    size = len(state.hands[other])
+    state.hands[other] = sorted(unseen[:size])
+    rest = unseen[size:]
+    if hidden_commit:
+        state.strategy[other] = rest.pop()
+    deck = [0] * len(state.strat_deck)
+    for s in rest:
+        deck[s] += 1
+    state.strat_deck = deck
+    if state.forces[other] is not None:
+        state.forces[other] = rng.choice(state.force_choices(other))
+    cards = state.decks[other]
+    battle = [k for k in cards if k < state.nb]
+    units = [k for k in cards if k >= state.nb]
+    rng.shuffle(battle)
+    top = min(MAX_FORCE, len(cards))
+    below = battle[top:] + units
+    rng.shuffle(below)
+    state.decks[other] = battle[:top] + below
