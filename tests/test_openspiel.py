@@ -133,7 +133,9 @@ def test_information_state_recalls_what_was_told() -> None:
     assert state.action_to_string(0, action) in state.information_state_string(1)  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("name", ["python_battleline", "python_force_duel"])
+@pytest.mark.parametrize(
+    "name", ["python_battleline", "python_force_duel", "python_battleplan(rounds=2)"]
+)
 def test_ismcts_plays(name: str) -> None:
     from open_spiel.python.algorithms import ismcts, mcts
 
@@ -206,14 +208,14 @@ def test_example_ismcts_against_heuristic_runs() -> None:
 
 
 def test_resampling_other_games_says_it_is_not_there() -> None:
-    state = _past_chance(pyspiel.load_game("python_battleplan").new_initial_state())
-    with pytest.raises(NotImplementedError, match="battleplan"):
+    state = _past_chance(pyspiel.load_game("python_lines_of_battle").new_initial_state())
+    with pytest.raises(NotImplementedError, match="lines-of-battle"):
         state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0.0, 1.0))  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(
     ("registry", "options"),
-    [("battleline", {}), ("force-duel", {})],
+    [("battleline", {}), ("force-duel", {}), ("battleplan", {"rounds": "3"})],
 )
 def test_resampled_worlds_look_the_same_and_play_on(registry: str, options: dict[str, str]) -> None:
     """At every decision of random games, a world resampled for the player to move has

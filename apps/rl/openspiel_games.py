@@ -11,9 +11,9 @@ Game types: sequential, explicit chance, zero-sum (every game scores 1/-1 or 0/0
 terminal rewards; imperfect information except Lines of Battle (everything public).
 Information states are the engine's view plus every action as the player was told it
 (perfect recall); observations are the engine's view now, with a tensor
-(:mod:`.observations`). Battle Line and Force Duel states can be resampled from an
-information state (``resample_from_infostate``), which OpenSpiel's information-set MCTS
-needs.
+(:mod:`.observations`). The states of the games with hidden information can be
+resampled from an information state (``resample_from_infostate``), which OpenSpiel's
+information-set MCTS needs.
 
 This module imports ``pyspiel`` (the ``rl`` extra).
 """
@@ -138,8 +138,8 @@ class BattlejudgeState(pyspiel.State):  # type: ignore[misc]
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> Any:
         """A state with this information state of ``player_id`` whose hidden cards are
-        dealt again at random (Battle Line and Force Duel, :meth:`Table.resample`; the
-        others raise :class:`NotImplementedError`)."""
+        dealt again at random (:meth:`Table.resample`; Lines of Battle, which hides
+        nothing, raises :class:`NotImplementedError`)."""
         seed = int(float(probability_sampler()) * 2**53) if callable(probability_sampler) else None
         twin = self.clone()
         twin.table = self.table.resample(player_id, random.Random(seed))

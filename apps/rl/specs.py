@@ -21,6 +21,8 @@ from battlejudge.apps.rl.encoding import (
 )
 from battlejudge.engines.battleline.bots.observation import observe
 from battlejudge.engines.battleline.state import BattleLineState
+from battlejudge.engines.battleplan.board import CAPS, OFF
+from battlejudge.engines.battleplan.state import BattlePlanState
 from battlejudge.engines.force_duel.cards import MAX_FORCE
 from battlejudge.engines.force_duel.state import ForceDuelState
 from battlejudge.engines.game import CHANCE, GameState
@@ -153,7 +155,8 @@ class Table:
         consistently with what he sees (a determinization, for information-set search).
 
         Battle Line: the engine deals the hidden cards (``observe(...).determinize`` then
-        ``fix_hidden``). Force Duel: :func:`resample_force_duel`. Other games raise
+        ``fix_hidden``). Force Duel: :func:`resample_force_duel`; BattlePlan:
+        :func:`resample_battleplan`. Lines of Battle hides nothing and raises
         :class:`NotImplementedError`; a chance node raises :class:`ValueError`."""
         state = self.state
         if state.current_player() == CHANCE:
@@ -164,6 +167,8 @@ class Table:
             twin.state.fix_hidden({1 - player: deal.opp_hand}, deal.decks)
         elif isinstance(twin.state, ForceDuelState):
             resample_force_duel(twin.state, player, rng)
+        elif isinstance(twin.state, BattlePlanState):
+            resample_battleplan(twin.state, player, rng)
         else:
             raise NotImplementedError(
                 f"resampling hidden information is not implemented for {state.facts.name}"
@@ -195,10 +200,7 @@ def resample_force_duel(state: ForceDuelState, player: int, rng: random.Random) 
     rest = unseen[size:]
     if hidden_commit:
         state.strategy[other] = rest.pop()
-    deck = [0] * len(state.strat_deck)
-    for s in rest:
-        deck[s] += 1
-    state.strat_deck = deck
+    state.strat_deck = _counts(rest, len(state.strat_deck))
     if state.forces[other] is not None:
         state.forces[other] = rng.choice(state.force_choices(other))
     cards = state.decks[other]
@@ -209,3 +211,45 @@ def resample_force_duel(state: ForceDuelState, player: int, rng: random.Random) 
     below = battle[top:] + units
     rng.shuffle(below)
     state.decks[other] = battle[:top] + below
+
+
+def resample_battleplan(state: BattlePlanState, player: int, rng: random.Random) -> None:
+    """Deal again, in place, what ``player`` cannot see in BattlePlan (as
+    :meth:`BattlePlanState.information_state_string` hides it), uniformly among the
+    arrangements consistent with what he sees:
+
+    * the opponent's unrevealed stack cards, each stack keeping its length and its
+      revealed cards, within the per-piece caps (seed, Plan step 3: at most 3 MOVE,
+      2 ATTACK, 1 DEFEND);
+    * the kinds of the opponent's assigned, unused buffs, his buff hand (its size is
+      public) and the buff deck's composition (its size is public), from the buffs
+      nobody has seen.
+    """
+    other = 1 - player
+    for k in range(3):
+        g = other * 3 + k
+        shown = state.stacks[g][: state.revealed[g]]
+        hidden = len(state.stacks[g]) - len(shown)
+        used = [shown.count(c) for c in range(len(CAPS))]
+        while True:  # rejection: uniform over the sequences within the caps
+            cards = [rng.randrange(len(CAPS)) for _ in range(hidden)]
+            if all(used[c] + cards.count(c) <= CAPS[c] for c in range(len(CAPS))):
+                break
+        state.stacks[g] = shown + cards
+    holders = [g for g in range(other * 3, other * 3 + 3) if state.buff[g] != OFF]
+    unseen = [b for b, n in enumerate(state.deck) for _ in range(n)]
+    unseen += [b for b, n in enumerate(state.hand[other]) for _ in range(n)]
+    unseen += [state.buff[g] for g in holders]
+    rng.shuffle(unseen)
+    for g in holders:
+        state.buff[g] = unseen.pop()
+    size = sum(state.hand[other])
+    state.hand[other] = _counts(unseen[:size], len(state.deck))
+    state.deck = _counts(unseen[size:], len(state.deck))
+
+
+def _counts(items: list[int], kinds: int) -> list[int]:
+    out = [0] * kinds
+    for item in items:
+        out[item] += 1
+    return out
