@@ -1,12 +1,13 @@
-"""OpenSpiel's information-set MCTS against battlejudge's Battle Line bots.
+"""OpenSpiel's information-set MCTS against battlejudge's bots.
 
 Run it: ``python -m battlejudge.examples.openspiel_vs_heuristic --games 10`` (needs the
-``rl`` extra: ``pip install "battlejudge[rl]"``). OpenSpiel's ``ISMCTSBot`` plays the
-registered game ``python_battleline`` through :mod:`battlejudge.openspiel` (it samples
-the cards it cannot see with the game's ``resample_from_infostate``); our bot (``heuristic``
-by default, or ``random``, ``search``) plays the engine state inside the same game. The
-seats alternate; every claim is still decided by the engine's solver. Prints one line
-per game and the score.
+``rl`` extra: ``pip install "battlejudge[rl]"``). OpenSpiel's ``ISMCTSBot`` plays a
+registered game (``python_battleline`` by default; ``--game nine-circles``,
+``force-duel`` or ``battleplan``) through :mod:`battlejudge.openspiel`, sampling what it
+cannot see with the game's ``resample_from_infostate``; our bot (``--opponent``: Battle
+Line's ``heuristic`` by default, or any bot of the game) plays the engine state inside the
+same game. The seats alternate; every Battle Line claim is still decided by the engine's
+solver. Prints one line per game and the score.
 """
 
 from __future__ import annotations
@@ -23,6 +24,14 @@ from battlejudge.apps.rl.openspiel_games import BattlejudgeState
 from battlejudge.engines.games import get_game
 from battlejudge.openspiel import GAME_NAMES
 
+GAMES = {
+    "battleline": ("python_battleline", {}, "heuristic"),
+    "nine-circles": ("python_battleline", {"theme": "nine-circles"}, "heuristic"),
+    "force-duel": ("python_force_duel", {}, "equilibrium"),
+    "battleplan": ("python_battleplan", {}, "greedy"),
+}
+"""``--game`` -> the OpenSpiel name, its parameters and the default opponent."""
+
 
 @dataclass
 class Result:
@@ -33,15 +42,16 @@ class Result:
     actions: int
 
 
-def play_game(
-    game: pyspiel.Game, opponent: str, simulations: int, seed: int, ismcts_player: int
-) -> Result:
-    """One game of IS-MCTS (``simulations`` per decision) against our ``opponent``."""
-    assert "python_battleline" in GAME_NAMES
+def play_game(name: str, opponent: str, simulations: int, seed: int, ismcts_player: int) -> Result:
+    """One game of ``name`` (a key of :data:`GAMES`): IS-MCTS (``simulations`` per
+    decision) against our ``opponent``."""
+    spiel_name, params, _ = GAMES[name]
+    assert spiel_name in GAME_NAMES
+    game = pyspiel.load_game(spiel_name, params)
     rng = np.random.RandomState(seed)
     evaluator = mcts.RandomRolloutEvaluator(1, rng)
     searcher = ismcts.ISMCTSBot(game, evaluator, 2.0, simulations, random_state=rng)
-    info = get_game("battleline")
+    info = get_game(name)
     ours = info.make_bot(opponent, seed)
     state = game.new_initial_state()
     assert isinstance(state, BattlejudgeState)
@@ -65,14 +75,14 @@ def main(argv: list[str] | None = None) -> dict[str, int]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4)
     parser.add_argument("--simulations", type=int, default=50, help="IS-MCTS per decision")
-    parser.add_argument("--opponent", default="heuristic", help="random, heuristic or search")
-    parser.add_argument("--theme", default="battleline", help="battleline or nine-circles")
+    parser.add_argument("--game", default="battleline", choices=list(GAMES))
+    parser.add_argument("--opponent", help="one of the game's bots (default: its strongest)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    game = pyspiel.load_game("python_battleline", {"theme": args.theme})
+    opponent = args.opponent or GAMES[args.game][2]
     score: Counter[str] = Counter(win=0, loss=0, draw=0)
     for k in range(args.games):
-        result = play_game(game, args.opponent, args.simulations, args.seed + k, k % 2)
+        result = play_game(args.game, opponent, args.simulations, args.seed + k, k % 2)
         outcome = (
             "draw"
             if result.winner is None
@@ -83,10 +93,10 @@ def main(argv: list[str] | None = None) -> dict[str, int]:
         score[outcome] += 1
         print(
             f"game {k + 1}: IS-MCTS ({args.simulations} simulations) as {result.ismcts_seat} "
-            f"vs {args.opponent}: {outcome} ({result.actions} actions)"
+            f"vs {opponent}: {outcome} ({result.actions} actions)"
         )
     print(
-        f"IS-MCTS vs {args.opponent} over {args.games} games: "
+        f"IS-MCTS vs {opponent} at {args.game} over {args.games} games: "
         f"{score['win']} won, {score['loss']} lost, {score['draw']} drawn"
     )
     return dict(score)

@@ -203,7 +203,7 @@ def test_example_ismcts_against_heuristic_runs() -> None:
     assert re.search(
         r"game 1: IS-MCTS \(2 simulations\) as north vs heuristic: (win|loss|draw)", out
     )
-    score = re.search(r"over 1 games: (\d) won, (\d) lost, (\d) drawn", out)
+    score = re.search(r"at battleline over 1 games: (\d) won, (\d) lost, (\d) drawn", out)
     assert score is not None and sum(map(int, score.groups())) == 1
 
 
