@@ -17,14 +17,13 @@ ALLOWED = {
     "engines": {"solver", "proofs", "engines"},
     "apps": {"solver", "proofs", "engines", "apps"},
     "cli": {"solver", "proofs", "engines", "apps", "cli", "examples"},
-    "examples": {"solver", "proofs", "engines", "apps", "examples"},
-    # the repo-root battlejudge/ folder: top-level modules of the namespace (python -m
-    # battlejudge, adapters), the top application layer like cli; nothing imports it
+    "examples": {"solver", "proofs", "engines", "apps", "examples", "battlejudge"},
+    # the repo-root battlejudge/ folder (battlejudge.openspiel, ...): the top layer, like cli
     "battlejudge": {"solver", "proofs", "engines", "apps", "cli", "examples", "battlejudge"},
 }
 FOLDERS = set(ALLOWED)
 TOP = "battlejudge"
-"""The folder of the namespace's own top-level modules (a PEP 420 portion, no __init__)."""
+"""The folder of the namespace's own modules: ``battlejudge.X`` where X is no layer."""
 RULES = "engines"
 """The rules packages: game rules, notation and bots, nothing that runs a server or a process."""
 
@@ -98,12 +97,11 @@ def layer_problems(root: Path, layer: str) -> list[str]:
     for path in sorted((root / layer).rglob("*.py")):
         for name in _imports(path):
             parts = name.split(".")
-            if parts[0] in FOLDERS and parts[0] != TOP:
+            if parts[0] in FOLDERS - {TOP}:
                 bad.append(f"{path.relative_to(root)}: bare 'import {name}' (use battlejudge.)")
-            elif parts[0] == "battlejudge" and len(parts) > 1 and parts[1] not in ALLOWED[layer]:
-                # a module of the top folder (battlejudge.__main__) counts as that layer
-                top = parts[1] not in FOLDERS and (root / TOP / f"{parts[1]}.py").exists()
-                if not (top and TOP in ALLOWED[layer]):
+            elif parts[0] == "battlejudge" and len(parts) > 1:
+                target = parts[1] if parts[1] in FOLDERS else TOP
+                if target not in ALLOWED[layer]:
                     bad.append(f"{path.relative_to(root)}: {layer} imports {name}")
     return bad
 
@@ -141,8 +139,7 @@ def test_the_layers_are_the_installed_folders() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     setup = pyproject["tool"]["setuptools"]
     folders = setup["package-dir"]
-    expected = {f"battlejudge.{layer}": layer for layer in FOLDERS - {TOP}}
-    assert {**expected, TOP: TOP} == folders
+    assert {f"battlejudge.{layer}" if layer != TOP else TOP: layer for layer in FOLDERS} == folders
     assert setup["packages"][0] == TOP and next(iter(folders)) == TOP
     assert not (ROOT / TOP / "__init__.py").exists(), "battlejudge/ is a namespace portion"
     packages = set(setup["packages"])
@@ -170,7 +167,9 @@ def test_the_checks_catch_violations(tmp_path: Path) -> None:
     (tmp_path / "solver").mkdir()
     (tmp_path / "solver" / "y.py").write_text("import battlejudge.apps.protocol.referee\n")
     (tmp_path / "proofs").mkdir()
-    (tmp_path / "proofs" / "z.py").write_text("from battlejudge.apps import audit_games\n")
+    (tmp_path / "proofs" / "z.py").write_text(
+        "from battlejudge.apps import audit_games\nimport battlejudge.openspiel\n"
+    )
 
     assert layer_problems(tmp_path, "engines") == [
         "engines/battleline/x.py: engines imports battlejudge.apps.service",
@@ -179,7 +178,10 @@ def test_the_checks_catch_violations(tmp_path: Path) -> None:
     assert layer_problems(tmp_path, "solver") == [
         "solver/y.py: solver imports battlejudge.apps.protocol.referee"
     ]
-    assert layer_problems(tmp_path, "proofs") == ["proofs/z.py: proofs imports battlejudge.apps"]
+    assert layer_problems(tmp_path, "proofs") == [
+        "proofs/z.py: proofs imports battlejudge.apps",
+        "proofs/z.py: proofs imports battlejudge.openspiel",
+    ]
     assert layer_problems(tmp_path, "apps") == []
     assert process_problems(tmp_path, "engines") == [
         "engines/battleline/x.py: imports http.server (http runs an HTTP server or client)",

@@ -1,0 +1,255 @@
+"""What the OpenSpiel and PettingZoo adapters need to know of each game, and a
+:class:`Table`: an engine state plus what each player has been told so far.
+
+The adapters wrap the engines' states (:mod:`battlejudge.engines.games`) and never play
+a rule themselves: legal actions, chance outcomes, returns and information come from
+the engine; this module only names the games, their parameters and their action codecs.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from battlejudge.apps.rl.encoding import (
+    Codec,
+    IdentityCodec,
+    battleline_codec,
+    lines_of_battle_codec,
+)
+from battlejudge.engines.battleline.bots.observation import observe
+from battlejudge.engines.battleline.state import BattleLineState
+from battlejudge.engines.battleplan.board import CAPS, OFF
+from battlejudge.engines.battleplan.state import BattlePlanState
+from battlejudge.engines.force_duel.cards import MAX_FORCE
+from battlejudge.engines.force_duel.state import ForceDuelState
+from battlejudge.engines.game import CHANCE, GameState
+from battlejudge.engines.games import get_game
+
+Params = Mapping[str, str | int]
+
+
+@dataclass(frozen=True)
+class RLGame:
+    """One game as the toolkits see it."""
+
+    short_name: str
+    """OpenSpiel's name (``python_battleline``); PettingZoo's environment is named
+    after it without the prefix."""
+    long_name: str
+    registry: str
+    """The name in the games' registry (:func:`battlejudge.engines.games.get_game`)."""
+    parameters: Params
+    """Each OpenSpiel parameter with its default (the registry entry's options)."""
+    codec: Callable[[GameState[Any]], Codec]
+    """The action codec of a new game (it may depend on its options)."""
+
+    def options(self, params: Params | None = None) -> dict[str, str]:
+        """The registry options of these parameters (over the defaults); an unknown
+        parameter is a :class:`~battlejudge.solver.errors.InputError` of the registry."""
+        merged = {**self.parameters, **(params or {})}
+        return {key: str(value) for key, value in merged.items()}
+
+    def new_state(self, params: Params | None = None) -> GameState[Any]:
+        """A new engine game with these parameters (the registry's checks apply)."""
+        return get_game(self.registry).start(self.options(params))
+
+
+def _battleplan_codec(state: GameState[Any]) -> Codec:
+    from battlejudge.engines.battleplan import actions
+
+    # player actions end below the first chance outcome (the token), chance at the dice
+    return IdentityCodec(actions.TOKEN, actions.DIE + 7)
+
+
+def _force_duel_codec(state: GameState[Any]) -> Codec:
+    from battlejudge.engines.force_duel import state as fd
+
+    assert isinstance(state, fd.ForceDuelState)
+    return IdentityCodec(fd.PLAY_BASE + len(state.book.strategy), fd.DECK_BASE + state.book.kinds)
+
+
+def _lines_codec(state: GameState[Any]) -> Codec:
+    from battlejudge.engines.lines_of_battle.state import LinesOfBattleState
+
+    assert isinstance(state, LinesOfBattleState)
+    return lines_of_battle_codec(state.board.size)
+
+
+GAMES: tuple[RLGame, ...] = (
+    RLGame(
+        "python_battleline",
+        "Battle Line (battlejudge; theme=nine-circles for Nine Circles)",
+        "battleline",
+        {
+            "theme": "battleline",
+            "claim_timing": "standard",
+            "environment_removable": "true",
+            "deck": "full",
+        },
+        lambda state: battleline_codec(),
+    ),
+    RLGame(
+        "python_battleplan",
+        "BattlePlan (battlejudge)",
+        "battleplan",
+        {"rounds": 40},
+        _battleplan_codec,
+    ),
+    RLGame(
+        "python_lines_of_battle",
+        "Lines of Battle (battlejudge)",
+        "lines-of-battle",
+        {"variant": "standard", "turns": 200},
+        _lines_codec,
+    ),
+    RLGame(
+        "python_force_duel",
+        "Force Duel (battlejudge)",
+        "force-duel",
+        {"cards": "house", "units": 5},
+        _force_duel_codec,
+    ),
+)
+"""The games registered with OpenSpiel, Battle Line first."""
+
+
+class Table:
+    """An engine state and, per player, the lines he has been told of every action so
+    far (``public_action_string``): with the engine's information-state string (the
+    table as he sees it now) they make a perfect-recall information state."""
+
+    def __init__(self, state: GameState[Any], told: tuple[list[str], ...] | None = None) -> None:
+        self.state = state
+        players = state.facts.players
+        self.told: tuple[list[str], ...] = told or tuple([] for _ in range(players))
+
+    def apply(self, action: Any) -> None:
+        """Apply ``action`` (checked by the engine: an illegal one raises its
+        :class:`~battlejudge.engines.game.IllegalActionError`)."""
+        lines = [self.state.public_action_string(action, p) for p in range(len(self.told))]
+        self.state.apply_action(action)
+        for told, line in zip(self.told, lines, strict=True):
+            if line is not None:
+                told.append(line)
+
+    def information_state_string(self, player: int) -> str:
+        """The engine's view of ``player`` and every action as he was told it."""
+        return "\n".join([self.state.information_state_string(player), "--", *self.told[player]])
+
+    def observation_string(self, player: int) -> str:
+        """The engine's view of ``player`` now (no recall of earlier actions)."""
+        return self.state.information_state_string(player)
+
+    def clone(self) -> Table:
+        """An independent copy (the engine's own :meth:`~GameState.clone`)."""
+        return Table(self.state.clone(), tuple(list(t) for t in self.told))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Table:
+        return self.clone()
+
+    def resample(self, player: int, rng: random.Random) -> Table:
+        """A copy in which what ``player`` cannot see is dealt again at random,
+        consistently with what he sees (a determinization, for information-set search).
+
+        Battle Line: the engine deals the hidden cards (``observe(...).determinize`` then
+        ``fix_hidden``). Force Duel: :func:`resample_force_duel`; BattlePlan:
+        :func:`resample_battleplan`. Lines of Battle hides nothing and raises
+        :class:`NotImplementedError`; a chance node raises :class:`ValueError`."""
+        state = self.state
+        if state.current_player() == CHANCE:
+            raise ValueError("resample at a decision node, not at chance")
+        twin = self.clone()
+        if isinstance(twin.state, BattleLineState):
+            deal = observe(state, player).determinize(rng)  # type: ignore[arg-type]
+            twin.state.fix_hidden({1 - player: deal.opp_hand}, deal.decks)
+        elif isinstance(twin.state, ForceDuelState):
+            resample_force_duel(twin.state, player, rng)
+        elif isinstance(twin.state, BattlePlanState):
+            resample_battleplan(twin.state, player, rng)
+        else:
+            raise NotImplementedError(
+                f"resampling hidden information is not implemented for {state.facts.name}"
+            )
+        return twin
+
+
+def resample_force_duel(state: ForceDuelState, player: int, rng: random.Random) -> None:
+    """Deal again, in place, what ``player`` cannot see in Force Duel (as
+    :meth:`ForceDuelState.information_state_string` hides it), uniformly among the
+    arrangements consistent with what he sees:
+
+    * the opponent's strategy hand and his strategy card put down while the player's is
+      not, from the strategy cards nobody has seen (the deck and those cards);
+    * the opponent's Force card once chosen, among the choices he had;
+    * the order of the opponent's battle deck (its cards are public: the set's deck minus
+      the cards out of the game). Rules, unit cards: units among the top three are laid
+      out at the battle's start, so the top three places hold battle cards.
+    """
+    other = 1 - player
+    hidden_commit = state.strategy[other] is not None and state.strategy[player] is None
+    unseen = [s for s, n in enumerate(state.strat_deck) for _ in range(n)]
+    unseen += state.hands[other]
+    if hidden_commit:
+        unseen.append(state.strategy[other])  # type: ignore[arg-type]
+    rng.shuffle(unseen)
+    size = len(state.hands[other])
+    state.hands[other] = sorted(unseen[:size])
+    rest = unseen[size:]
+    if hidden_commit:
+        state.strategy[other] = rest.pop()
+    state.strat_deck = _counts(rest, len(state.strat_deck))
+    if state.forces[other] is not None:
+        state.forces[other] = rng.choice(state.force_choices(other))
+    cards = state.decks[other]
+    battle = [k for k in cards if k < state.nb]
+    units = [k for k in cards if k >= state.nb]
+    rng.shuffle(battle)
+    top = min(MAX_FORCE, len(cards))
+    below = battle[top:] + units
+    rng.shuffle(below)
+    state.decks[other] = battle[:top] + below
+
+
+def resample_battleplan(state: BattlePlanState, player: int, rng: random.Random) -> None:
+    """Deal again, in place, what ``player`` cannot see in BattlePlan (as
+    :meth:`BattlePlanState.information_state_string` hides it), uniformly among the
+    arrangements consistent with what he sees:
+
+    * the opponent's unrevealed stack cards, each stack keeping its length and its
+      revealed cards, within the per-piece caps (seed, Plan step 3: at most 3 MOVE,
+      2 ATTACK, 1 DEFEND);
+    * the kinds of the opponent's assigned, unused buffs, his buff hand (its size is
+      public) and the buff deck's composition (its size is public), from the buffs
+      nobody has seen.
+    """
+    other = 1 - player
+    for k in range(3):
+        g = other * 3 + k
+        shown = state.stacks[g][: state.revealed[g]]
+        hidden = len(state.stacks[g]) - len(shown)
+        used = [shown.count(c) for c in range(len(CAPS))]
+        while True:  # rejection: uniform over the sequences within the caps
+            cards = [rng.randrange(len(CAPS)) for _ in range(hidden)]
+            if all(used[c] + cards.count(c) <= CAPS[c] for c in range(len(CAPS))):
+                break
+        state.stacks[g] = shown + cards
+    holders = [g for g in range(other * 3, other * 3 + 3) if state.buff[g] != OFF]
+    unseen = [b for b, n in enumerate(state.deck) for _ in range(n)]
+    unseen += [b for b, n in enumerate(state.hand[other]) for _ in range(n)]
+    unseen += [state.buff[g] for g in holders]
+    rng.shuffle(unseen)
+    for g in holders:
+        state.buff[g] = unseen.pop()
+    size = sum(state.hand[other])
+    state.hand[other] = _counts(unseen[:size], len(state.deck))
+    state.deck = _counts(unseen[size:], len(state.deck))
+
+
+def _counts(items: list[int], kinds: int) -> list[int]:
+    out = [0] * kinds
+    for item in items:
+        out[item] += 1
+    return out

@@ -1,0 +1,96 @@
+"""The five games as PettingZoo AEC environments (issue 22): each passes PettingZoo's own
+``api_test``, masks exactly the engine's legal actions, and plays to a zero-sum end.
+
+Needs the ``rl`` extra; skipped with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip(
+    "pettingzoo", reason="PettingZoo is not installed (pip install 'battlejudge[rl]')"
+)
+
+from pettingzoo.test import api_test
+
+from battlejudge.pettingzoo import ENV_GAMES, all_envs, env
+
+
+def test_all_envs_is_one_of_each_game() -> None:
+    names = [str(e) for e in all_envs()]
+    assert names == [
+        "battleline_v0",
+        "nine_circles_v0",
+        "battleplan_v0",
+        "lines_of_battle_v0",
+        "force_duel_v0",
+    ]
+
+
+# api_test's advice: Box or Discrete observations (ours are a dict with the action mask,
+# as in PettingZoo's own classic games) and agents named player_0 (ours are the seats).
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@pytest.mark.parametrize("game", list(ENV_GAMES))
+def test_api_test(game: str) -> None:
+    api_test(env(game), num_cycles=300)
+
+
+@pytest.mark.parametrize("game", list(ENV_GAMES))
+def test_mask_is_the_legal_actions_and_games_end_zero_sum(game: str) -> None:
+    table = env(game)
+    table.reset(seed=3)
+    rng = np.random.default_rng(3)
+    final: dict[str, float] = {}
+    for agent in table.agent_iter():
+        observation, reward, terminated, truncated, _ = table.last()
+        if terminated or truncated:
+            assert not truncated
+            final[agent] = float(reward)
+            table.step(None)
+            continue
+        state = table.unwrapped.table.state
+        mask = observation["action_mask"]
+        legal = sorted(table.unwrapped.codec.encode(a, False) for a in state.legal_actions())
+        assert np.flatnonzero(mask).tolist() == legal
+        assert state.current_player() == table.unwrapped.seats.index(agent)
+        table.step(int(rng.choice(np.flatnonzero(mask))))
+    assert set(final) == set(table.possible_agents)
+    assert sum(final.values()) == 0.0
+    returns = table.unwrapped.table.state.returns()
+    assert [final[seat] for seat in table.unwrapped.seats] == returns
+
+
+def test_seeded_reset_repeats_the_deal() -> None:
+    a, b = env("battleline"), env("battleline")
+    a.reset(seed=7)
+    b.reset(seed=7)
+    assert a.unwrapped.table.state.serialize() == b.unwrapped.table.state.serialize()
+    b.reset(seed=8)
+    assert a.unwrapped.table.state.serialize() != b.unwrapped.table.state.serialize()
+
+
+def test_illegal_action_is_refused_naming_it() -> None:
+    table = env("force_duel")
+    table.reset(seed=0)
+    mask = table.observe(table.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(ValueError, match=f"action {illegal} is not legal"):
+        table.step(illegal)
+
+
+def test_unknown_game_is_refused_naming_it() -> None:
+    with pytest.raises(ValueError, match="'chess'"):
+        env("chess")
+
+
+def test_opponent_hand_is_not_in_the_tensor() -> None:
+    """Battle Line: dealing south another hand leaves north's observation unchanged."""
+    table = env("battleline")
+    table.reset(seed=1)
+    before = table.observe("north")["observation"].copy()
+    south_before = table.observe("south")["observation"].copy()
+    table.unwrapped.table = table.unwrapped.table.resample(0, __import__("random").Random(5))
+    assert (table.observe("north")["observation"] == before).all()
+    assert not (table.observe("south")["observation"] == south_before).all()
