@@ -191,42 +191,45 @@ _BL_NAMES = {v: k for k, v in _BL_KINDS.items()}
 
 
 def _bl_fields(a: BattleLineAction, chance: bool) -> tuple[str, tuple[int, ...]]:
+    """The action's block and fields; flags (1-9 in the engine, as in the notation) are
+    0-8 here, and the discard pile, Redeploy's tenth destination, is 9."""
     name = _BL_KINDS[a.kind]
     if name == "claim":
-        return name, (a.flag,)
+        return name, (a.flag - 1,)
     if name == "draw":
         return name, (a.deck,)
     if name == "play":
-        return name, (a.card, a.flag)
+        return name, (a.card, a.flag - 1)
     if name in ("return", "card"):
         return name, (a.card,)
     if name in ("discard", "deserter"):
-        return name, (a.card, a.source)
+        return name, (a.card, a.source - 1)
     if name == "redeploy":
-        dest = FLAGS if a.flag == bla.DISCARD_PILE else a.flag
-        return name, (a.card, a.source, dest)
+        dest = FLAGS if a.flag == bla.DISCARD_PILE else a.flag - 1
+        return name, (a.card, a.source - 1, dest)
     if name == "traitor":
-        return name, (a.card, a.source, a.flag)
+        return name, (a.card, a.source - 1, a.flag - 1)
     return name, ()
 
 
 def _bl_action(name: str, d: tuple[int, ...]) -> BattleLineAction:
+    """The inverse of :func:`_bl_fields`."""
     kind = _BL_NAMES[name]
     if name == "claim":
-        return BattleLineAction(kind, flag=d[0])
+        return BattleLineAction(kind, flag=d[0] + 1)
     if name == "draw":
         return BattleLineAction(kind, deck=d[0])
     if name == "play":
-        return BattleLineAction(kind, card=d[0], flag=d[1])
+        return BattleLineAction(kind, card=d[0], flag=d[1] + 1)
     if name in ("return", "card"):
         return BattleLineAction(kind, card=d[0])
     if name in ("discard", "deserter"):
-        return BattleLineAction(kind, card=d[0], source=d[1])
+        return BattleLineAction(kind, card=d[0], source=d[1] + 1)
     if name == "redeploy":
-        dest = bla.DISCARD_PILE if d[2] == FLAGS else d[2]
-        return BattleLineAction(kind, card=d[0], source=d[1], flag=dest)
+        dest = bla.DISCARD_PILE if d[2] == FLAGS else d[2] + 1
+        return BattleLineAction(kind, card=d[0], source=d[1] + 1, flag=dest)
     if name == "traitor":
-        return BattleLineAction(kind, card=d[0], source=d[1], flag=d[2])
+        return BattleLineAction(kind, card=d[0], source=d[1] + 1, flag=d[2] + 1)
     if name == "scout":
         return BattleLineAction(kind, card=66)
     return BattleLineAction(kind)

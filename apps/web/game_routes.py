@@ -123,7 +123,7 @@ def add_game_routes(
                 raise InputError(f"theme must be battleline or nine-circles, got {theme!r}")
         except InputError as e:
             return render(template, 422, **{**context, "problem": str(e)})
-        ask = (flag - 1, PLAYERS.index(player)) if flag is not None and player else None
+        ask = (flag, PLAYERS.index(player)) if flag is not None and player else None
         try:
             out = await judge().job(
                 client(request),

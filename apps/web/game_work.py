@@ -28,7 +28,7 @@ def view(
     conflict_limit: int | None,
 ) -> dict[str, Any]:
     """The table of a record before turn ``step`` is played (None or past the last turn:
-    the end of the game) or of a position; with ``ask`` = (flag 0-8, player 0-1), also that
+    the end of the game) or of a position; with ``ask`` = (flag 1-9, player 0-1), also that
     claim's question (``question``) and its proved claim and verification (``proved``), or
     why it cannot be asked (``ask_error``, the question's own message). Raises
     :class:`InputError` (``RecordError``) for a record or position that cannot be read."""
@@ -89,6 +89,6 @@ def table(state: BattleLineState) -> dict[str, Any]:
         "decks": {"troop": state.deck_size(0), "tactics": state.deck_size(1)},
         "discards": {"north": list(state.discards[0]), "south": list(state.discards[1])},
         "claims": [
-            {"turn": c.turn, "player": PLAYERS[c.player], "flag": c.flag + 1} for c in state.claims
+            {"turn": c.turn, "player": PLAYERS[c.player], "flag": c.flag} for c in state.claims
         ],
     }

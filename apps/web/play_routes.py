@@ -233,8 +233,8 @@ def play_view(table: Table, seat: int, pick: int | None) -> dict[str, Any]:
                 if action.card == pick:
                     picked.append(item)
                     for f in (action.flag, action.source):
-                        if 0 <= f < 9:
-                            targets.add(f + 1)
+                        if 1 <= f <= 9:
+                            targets.add(f)
             else:
                 moves.append(item)
     playable = {a.card for a in state.legal_actions()} & set(hand) if mine else set()
@@ -242,7 +242,7 @@ def play_view(table: Table, seat: int, pick: int | None) -> dict[str, Any]:
         {
             "turn": c.turn,
             "player": PLAYERS[c.player],
-            "flag": c.flag + 1,
+            "flag": c.flag,
             "answer": answer_view(c.proof, g.verified[i] if i < len(g.verified) else False),
             "question": _question_table(c.proof.question).query_string(zone=False),
         }
