@@ -830,3 +830,65 @@ def bench_startup(runs: int, as_json: bool) -> None:
             f"  {r['name']:<24}{r['median_s']:>10.3f}{r['max_s']:>9.3f}"
             f"{r['ratio_to_eager_import']:>9.2f}x  {target}"
         )
+
+
+@bench.command("battleplan")
+@click.option(
+    "--position",
+    "position_file",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="A position file (default: the bundled examples/battleplan/start-of-battle.json).",
+)
+@click.option("--player", type=click.Choice(["p1", "p2"]), default="p1", show_default=True)
+@click.option("--runs", default=5, show_default=True, type=click.IntRange(min=1))
+@click.option("--no-baseline", is_flag=True, help="Skip the CP-SAT method (about 30 s).")
+@click.option("--json", "as_json", is_flag=True)
+def bench_battleplan(
+    position_file: str | None, player: str, runs: int, no_baseline: bool, as_json: bool
+) -> None:
+    """``battleplan ask threats`` on the start-of-battle position (issue 17: at most 1 s
+    for the whole command): the whole command in a fresh process, the fast path in
+    process, and the CP-SAT method it replaces, timed in the same run."""
+    import statistics
+    import subprocess
+    import sys
+    from importlib.resources import files
+
+    from battlejudge.engines.battleplan import bench as bp
+
+    path = Path(
+        position_file or str(files("battlejudge.examples") / "battleplan" / "start-of-battle.json")
+    )
+    run_cli = (
+        "import sys; from battlejudge.cli.main import main; sys.argv[0] = 'battlejudge'; main()"
+    )
+    argv = [sys.executable, "-c", run_cli, "battleplan", "ask", "threats", str(path), player]
+    walls = []
+    for _ in range(runs + 1):  # the first run warms the disk cache and is dropped
+        start = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, check=False)
+        walls.append(time.perf_counter() - start)
+        if done.returncode != 0:
+            fail(f"bench battleplan: the command exited {done.returncode}: {done.stderr!r}")
+    command_s = statistics.median(walls[1:])
+    r = bp.run(path, ["p1", "p2"].index(player), repeat=runs, baseline=not no_baseline)
+    met = command_s <= bp.TARGET_S
+    if as_json:
+        emit_json(
+            dataclasses.asdict(r)
+            | {"command_median_s": command_s, "target_s": bp.TARGET_S, "met": met}
+        )
+        return
+    click.echo(f"bench battleplan: ask threats {path.name} {player}, median of {runs} runs")
+    click.echo(f"  whole command (fresh process): {command_s:8.3f} s  (max {max(walls[1:]):.3f} s)")
+    click.echo(
+        f"  fast path (in process):        {r.fast_median_s:8.3f} s  (method: {r.fast_method})"
+    )
+    if r.baseline_s is not None:
+        click.echo(
+            f"  baseline, CP-SAT method:       {r.baseline_s:8.3f} s  "
+            f"({r.baseline_s / r.fast_median_s:,.0f}x the fast path; same answer: "
+            f"{'yes' if r.same_answer else 'NO'})"
+        )
+    click.echo(f"  target whole command <= {bp.TARGET_S:g} s: {'met' if met else 'MISSED'}")

@@ -193,9 +193,13 @@ def playout(
         line.append((player, state.action_to_string(action)))
         actor = state.piece
         deaths = state.deaths[goal] if goal is not None else 0
+        lives = state.deaths[follow] if follow is not None else 0
+        was = state.pos[follow] if follow is not None else OFF
         state.apply_action_unchecked(action)  # one of legal_actions()
         settle_chance(state)
-        if follow is not None and state.pos[follow] != OFF:
+        # After the round's last action a dead piece is already back on its home row
+        # (the next round's respawn): that square is not one it stood on this round.
+        if follow is not None and was != OFF and state.deaths[follow] == lives:
             visited.add(state.pos[follow])
         if goal is not None and state.deaths[goal] > deaths and actor // 3 != goal // 3:
             return Playout(stacks, buffs, line, visited, True)
