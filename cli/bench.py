@@ -855,7 +855,7 @@ def bench_battleplan(
     import sys
     from importlib.resources import files
 
-    from battlejudge.engines.battleplan import bench as bp
+    import battlejudge.engines.battleplan.bench as bp
 
     path = Path(
         position_file or str(files("battlejudge.examples") / "battleplan" / "start-of-battle.json")
