@@ -24,7 +24,6 @@ from battlejudge.engines.battleplan.position import (
 )
 from battlejudge.engines.battleplan.state import BattlePlanState
 from battlejudge.engines.battleplan.threats import BOUND
-from battlejudge.engines.records import GameRecord, replay
 from battlejudge.solver.battleplan.answers import DEFAULT_TIME_LIMIT, Answer
 from battlejudge.solver.battleplan.position import (
     SEATS,
@@ -264,6 +263,8 @@ def threats_cmd(position: str, player: str, method: str, time_limit: float, as_j
 def position_cmd(record: str, step: int, viewer: str) -> None:
     """Print the position file after STEP actions of a BattlePlan game record (at the
     start of a battle turn)."""
+    from battlejudge.engines.records import GameRecord, replay
+
     rec = GameRecord.loads(Path(record).read_text(encoding="utf-8"))
     if rec.game != "battleplan":
         raise InputError(f"{record}: a {rec.game!r} record, not battleplan")
