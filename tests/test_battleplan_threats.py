@@ -9,12 +9,11 @@ import random
 from pathlib import Path
 
 import pytest
-from battleplan_helpers import random_small_position
+from battleplan_helpers import random_small_position, squares_seen
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from battlejudge.engines.battleplan.position import exhaustive, kill_goal, replay_witness
-from battlejudge.engines.battleplan.state import BattlePlanState
 from battlejudge.engines.battleplan.threats import (
     BOUND,
     PLAYOUT,
@@ -32,21 +31,8 @@ BUDGET = 60_000
 
 
 def _seen(p: Position) -> dict[int, set[int]]:
-    """Every square each piece stands on in some line of play of the round (the oracle):
-    its square at the start and after every action it was alive before and after (after
-    the round's last action a dead piece already stands on its next round's square)."""
-    seen: dict[int, set[int]] = {
-        g: set() if pc.square is None else {pc.square} for g, pc in enumerate(p.pieces)
-    }
-
-    def visit(before: BattlePlanState, after: BattlePlanState) -> bool:
-        for g in range(6):
-            if before.pos[g] >= 0 and after.deaths[g] == before.deaths[g]:
-                seen[g].add(after.pos[g])
-        return False
-
-    every = exhaustive(p, visit, budget=BUDGET, collect=True)
-    assume(every.complete)
+    seen, complete = squares_seen(p, BUDGET)
+    assume(complete)
     return seen
 
 

@@ -138,7 +138,10 @@ def reach_by_playouts(pos: Position, e: int, targets: set[int], rng: random.Rand
         for attempt in range(REACH_TRIES):
             if q in found:
                 break
-            stacks = _fill(pos, rng, {e: _moving_first(pos, e, rng, None)})
+            # Some tries attack on the way (a piece on the square or in the way may
+            # never leave it): next to the square, or at once.
+            before = (None, None, max(0, _manhattan(home, q) - 1), 0)[attempt % 4]
+            stacks = _fill(pos, rng, {e: _moving_first(pos, e, rng, before, attacks=1)})
             buffs = _buffs(pos, rng, {e: _reach_buff(pos, e, q, attempt)})
             found |= playout(
                 pos, stacks, buffs, _reach_policy(e, q, rng, min(0.8, 0.1 * attempt)), follow=e
@@ -158,7 +161,7 @@ def kill_by_playouts(pos: Position, g: int, rng: random.Random) -> Playout | Non
         pc = pos.pieces[e]
         moving = pc.hidden if pc.cards is None else 0
         for before in range(moving + 1):
-            for _ in range(KILL_TRIES if pc.cards is None or before == 0 else 0):
+            for _ in range(KILL_TRIES):
                 chosen = {
                     e: _moving_first(pos, e, rng, before),
                     g: _moving_first(pos, g, rng, None, shield_last=True),
@@ -210,11 +213,17 @@ def playout(
 
 
 def _moving_first(
-    pos: Position, g: int, rng: random.Random, before: int | None, shield_last: bool = False
+    pos: Position,
+    g: int,
+    rng: random.Random,
+    before: int | None,
+    shield_last: bool = False,
+    attacks: int = CAPS[ATTACK],
 ) -> tuple[int, ...]:
     """A stack for ``g`` (if its cards are unknown): ``before`` MOVE/DEFEND cards (all it
-    may hold if None), then its ATTACKs, then the other moving cards, within the caps;
-    with ``shield_last`` the DEFEND comes after the MOVEs (a shield would spoil a kill)."""
+    may hold if None), then up to ``attacks`` ATTACKs, then the other moving cards, then
+    the other ATTACKs, within the caps; with ``shield_last`` the DEFEND comes after the
+    MOVEs (a shield would spoil a kill)."""
     pc = pos.pieces[g]
     if pc.cards is not None:
         return pc.cards
@@ -223,9 +232,9 @@ def _moving_first(
     moving = moves + defends
     if not shield_last:
         rng.shuffle(moving)
-    attacks = [ATTACK] * (CAPS[ATTACK] - pc.revealed.count(ATTACK))
     n = len(moving) if before is None else before
-    return tuple((moving[:n] + attacks + moving[n:])[: pc.hidden])
+    hits = [ATTACK] * (CAPS[ATTACK] - pc.revealed.count(ATTACK))
+    return tuple((moving[:n] + hits[:attacks] + moving[n:] + hits[attacks:])[: pc.hidden])
 
 
 def _fill(
@@ -352,13 +361,24 @@ def _reach_policy(e: int, q: int, rng: random.Random, wander: float) -> Policy:
         first = actions[0]
         here = state.pos[e]
         if REVEAL <= first < REVEAL + 3:
+            side = state.current_player()
             mine = REVEAL + e % 3
-            if state.current_player() == e // 3 and mine in actions and here not in (OFF, q):
+            if side == e // 3 and mine in actions and here not in (OFF, q):
                 others = [a for a in actions if a != mine]
                 blocked = _next_card(state, e) != ATTACK and _free_distance(state, here, q) >= 64
                 if others and (blocked or rng.random() < wander):
                     return rng.choice(others)
                 return mine
+            if side != e // 3 and here != OFF:
+                # An enemy next to e must attack someone when it reveals an ATTACK.
+                safe = [
+                    a
+                    for a in actions
+                    if _next_card(state, side * 3 + a - REVEAL) != ATTACK
+                    or state.pos[side * 3 + a - REVEAL] == OFF
+                    or _king(state.pos[side * 3 + a - REVEAL], here) > 1
+                ]
+                return rng.choice(safe or actions)
             return rng.choice(actions)
         if first in (BUFF_BEFORE, BUFF_AFTER, BUFF_LATER):
             return BUFF_BEFORE if state.piece == e and here != q else BUFF_LATER
@@ -373,6 +393,12 @@ def _reach_policy(e: int, q: int, rng: random.Random, wander: float) -> Policy:
                 rng,
             )
         if _verb(state, actions) == "attack":
+            # Clear the way: whoever stands on the square, or between, may never leave.
+            if TO + q in actions:
+                return TO + q
+            blocking = [a for a in actions if a != NONE and _in_box(a - TO, here, q)]
+            if blocking:
+                return rng.choice(blocking)
             return NONE if NONE in actions else rng.choice(actions)
 
         def closer(a: Action) -> float:
