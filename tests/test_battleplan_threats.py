@@ -66,7 +66,7 @@ def test_walk_is_the_manhattan_ball_on_the_board(start: int, orth: int, diag: in
     assert walk(start, orth, diag) == expected
 
 
-@settings(max_examples=20)
+@settings(max_examples=15)
 @given(small_positions)
 def test_bounds_contain_everything_a_line_of_play_does(p: Position) -> None:
     seen = _seen(p)
