@@ -44,7 +44,9 @@ from battlejudge.engines.battleplan.position import settle_chance, state_from_po
 from battlejudge.engines.battleplan.state import BattlePlanState
 from battlejudge.solver.battleplan.answers import DEFAULT_TIME_LIMIT, Answer, Threats, Witness
 from battlejudge.solver.battleplan.bounds import (
+    DIAGONAL,
     EXTRA_ATTACK,
+    EXTRA_MOVE,
     attack_bound,
     enemy_could_kill,
     reach_bound,
@@ -161,13 +163,14 @@ def kill_by_playouts(pos: Position, g: int, rng: random.Random) -> Playout | Non
         pc = pos.pieces[e]
         moving = pc.hidden if pc.cards is None else 0
         for before in range(moving + 1):
-            for _ in range(KILL_TRIES):
+            for attempt in range(KILL_TRIES):
                 chosen = {
                     e: _moving_first(pos, e, rng, before),
                     g: _moving_first(pos, g, rng, None, shield_last=True),
                 }
                 stacks = _fill(pos, rng, chosen)
-                buffs = _buffs(pos, rng, {e: EXTRA_ATTACK})
+                # A face-down buff: strike twice, or take one step more (in turn).
+                buffs = _buffs(pos, rng, {e: (EXTRA_ATTACK, EXTRA_MOVE, DIAGONAL)[attempt % 3]})
                 play = playout(pos, stacks, buffs, _kill_policy(e, g, rng), goal=g)
                 if play.killed:
                     return play
