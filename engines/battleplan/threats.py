@@ -61,6 +61,9 @@ PLAYOUT = "engine-playout"
 """Method of a ``possible`` found by a guided engine playout (its line is the witness)."""
 REACH_TRIES = 24
 """Playouts aimed at each square of a reach bound before CP-SAT is asked about it."""
+REACH_PLAYOUTS = 400
+"""Playouts per piece at most (a loose bound on a long round would otherwise cost
+thousands before CP-SAT gets the squares left)."""
 KILL_TRIES = 4
 """Playouts per (enemy, number of steps before its attack) before CP-SAT is asked."""
 
@@ -131,15 +134,18 @@ def threats(
 def reach_by_playouts(pos: Position, e: int, targets: set[int], rng: random.Random) -> set[int]:
     """Squares piece ``e`` stands on in guided playouts aimed at ``targets``, farthest
     first (every square of every playout counts, so most targets need none of their
-    own). Each square returned was stood on in a legal engine line of play."""
+    own), at most :data:`REACH_PLAYOUTS` of them. Each square returned was stood on in a
+    legal engine line of play."""
     home = pos.pieces[e].square
     assert home is not None
     found = {home}
     order = sorted(targets, key=lambda q: -_manhattan(q, home))
+    played = 0
     for q in order:
         for attempt in range(REACH_TRIES):
-            if q in found:
+            if q in found or played >= REACH_PLAYOUTS:
                 break
+            played += 1
             # Some tries attack on the way (a piece on the square or in the way may
             # never leave it): next to the square, or at once.
             before = (None, None, max(0, _manhattan(home, q) - 1), 0)[attempt % 4]
