@@ -893,7 +893,10 @@ def bench_battleplan(
         )
         return
     click.echo(f"bench battleplan: ask threats {path.name} {player}, median of {runs} runs")
-    click.echo(f"  whole command (fresh process): {command_s:8.3f} s  (max {max(walls[1:]):.3f} s)")
+    click.echo(
+        f"  whole command (fresh process): {command_s:8.3f} s  (max {max(walls[1:]):.3f} s; "
+        f"CPU {command_cpu_s:.3f} s)"
+    )
     click.echo(
         f"  fast path (in process):        {r.fast_median_s:8.3f} s  (method: {r.fast_method})"
     )
