@@ -8,6 +8,7 @@ positions are also searched exhaustively with the engine (``cross_checked``). Ex
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import click
@@ -22,7 +23,8 @@ from battlejudge.engines.battleplan.position import (
     score_goal,
 )
 from battlejudge.engines.battleplan.state import BattlePlanState
-from battlejudge.engines.records import GameRecord, replay
+from battlejudge.engines.battleplan.threats import BOUND
+from battlejudge.solver.battleplan.answers import DEFAULT_TIME_LIMIT, Answer
 from battlejudge.solver.battleplan.position import (
     SEATS,
     Position,
@@ -32,15 +34,13 @@ from battlejudge.solver.battleplan.position import (
     position_from_json,
     square_name,
 )
-from battlejudge.solver.battleplan.questions import (
-    DEFAULT_TIME_LIMIT,
-    Answer,
-    can_kill,
-    can_score,
-    threats,
-)
 from battlejudge.solver.errors import InputError, UndecidedError, VerificationError
 from battlejudge.solver.json_input import parse_json
+
+if importlib.util.find_spec("ortools") is None:
+    # The questions need CP-SAT (the games extra); it is imported only when a question
+    # does need it (about 0.3 s), so check that it is there without importing it.
+    raise ModuleNotFoundError("No module named 'ortools'", name="ortools")
 
 CROSS_CHECK_CARDS = 3
 """Positions with at most this many face-down cards are also searched exhaustively."""
@@ -155,6 +155,8 @@ def can_kill_cmd(
     position: str, piece: str, by: str, time_limit: float, no_cross_check: bool, as_json: bool
 ) -> None:
     """Can PIECE (e.g. 'p2 rook') be killed before the round ends?"""
+    from battlejudge.solver.battleplan.questions import can_kill
+
     pos = load_position(position)
     g = parse_piece_label(piece)
     answer = can_kill(pos, g, by="enemy" if by == "enemy" else "any", time_limit=time_limit)
@@ -171,6 +173,8 @@ def can_score_cmd(
     position: str, player: str, time_limit: float, no_cross_check: bool, as_json: bool
 ) -> None:
     """Can PLAYER (p1 or p2) win before the round ends?"""
+    from battlejudge.solver.battleplan.questions import can_score
+
     pos = load_position(position)
     p = _seat(player)
     _report(pos, can_score(pos, p, time_limit), score_goal(p), as_json, not no_cross_check)
@@ -179,14 +183,29 @@ def can_score_cmd(
 @ask.command("threats")
 @click.argument("position", type=click.Path(dir_okay=False))
 @click.argument("player")
+@click.option(
+    "--method",
+    type=click.Choice(["fast", "cp-sat"]),
+    default="fast",
+    show_default=True,
+    help="fast: bounds and engine playouts, CP-SAT only for what they leave open; "
+    "cp-sat: the CP-SAT model for everything (the same answer, much slower).",
+)
 @_time_limit
 @_json
-def threats_cmd(position: str, player: str, time_limit: float, as_json: bool) -> None:
+def threats_cmd(position: str, player: str, method: str, time_limit: float, as_json: bool) -> None:
     """The squares each enemy piece of PLAYER could still reach this round, and which of
     PLAYER's pieces an enemy could kill (each with its witness, replayed)."""
     pos = load_position(position)
     p = _seat(player)
-    result = threats(pos, p, time_limit)
+    if method == "fast":
+        from battlejudge.engines.battleplan.threats import threats
+
+        result = threats(pos, p, time_limit)
+    else:
+        from battlejudge.solver.battleplan.questions import threats as cp_sat_threats
+
+        result = cp_sat_threats(pos, p, time_limit)
     if not result.complete or any(a.verdict == "unknown" for a in result.exposed.values()):
         raise UndecidedError("threats: CP-SAT hit its time limit")
     replays = {}
@@ -200,7 +219,7 @@ def threats_cmd(position: str, player: str, time_limit: float, as_json: bool) ->
         emit_json(
             {
                 "player": SEATS[p],
-                "method": "cp-sat",
+                "method": result.method,
                 "certified": False,
                 "reach": {
                     piece_label(e): [square_name(q) for q in sqs] for e, sqs in result.reach.items()
@@ -208,6 +227,7 @@ def threats_cmd(position: str, player: str, time_limit: float, as_json: bool) ->
                 "exposed": {
                     piece_label(g): {
                         "verdict": a.verdict,
+                        "method": a.method,
                         "witness": None if a.witness is None else a.witness.to_json(),
                         "replayed": g in replays,
                     }
@@ -216,14 +236,15 @@ def threats_cmd(position: str, player: str, time_limit: float, as_json: bool) ->
             }
         )
         return
-    click.echo(f"threats to {SEATS[p]} this round (method: cp-sat, not cross-checked)")
+    click.echo(f"threats to {SEATS[p]} this round (method: {result.method}, not cross-checked)")
     for e, sqs in result.reach.items():
         click.echo(
             f"  {piece_label(e)} can reach {len(sqs)} squares: {' '.join(map(square_name, sqs))}"
         )
     for g, a in result.exposed.items():
         if a.witness is None:
-            click.echo(f"  {piece_label(g)}: safe from enemy attacks this round")
+            why = "no enemy can attack from next to it" if a.method == BOUND else a.method
+            click.echo(f"  {piece_label(g)}: safe from enemy attacks this round ({why})")
         else:
             line = "; ".join(f"{SEATS[s]} {t}" for s, t in a.witness.line)
             click.echo(f"  {piece_label(g)}: EXPOSED, e.g. {line} ({replays[g]})")
@@ -245,6 +266,8 @@ def threats_cmd(position: str, player: str, time_limit: float, as_json: bool) ->
 def position_cmd(record: str, step: int, viewer: str) -> None:
     """Print the position file after STEP actions of a BattlePlan game record (at the
     start of a battle turn)."""
+    from battlejudge.engines.records import GameRecord, replay
+
     rec = GameRecord.loads(Path(record).read_text(encoding="utf-8"))
     if rec.game != "battleplan":
         raise InputError(f"{record}: a {rec.game!r} record, not battleplan")

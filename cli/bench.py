@@ -989,3 +989,80 @@ _TIME_THE_SWAP = """() => {
         window.swapMs = performance.now() - window.tapAt; }, {once: true});
 }"""
 """Times, in the page, the next click until htmx has settled the server's answer."""
+
+
+@bench.command("battleplan")
+@click.option(
+    "--position",
+    "position_file",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="A position file (default: the bundled examples/battleplan/start-of-battle.json).",
+)
+@click.option("--player", type=click.Choice(["p1", "p2"]), default="p1", show_default=True)
+@click.option("--runs", default=5, show_default=True, type=click.IntRange(min=1))
+@click.option("--no-baseline", is_flag=True, help="Skip the CP-SAT method (about 30 s).")
+@click.option("--json", "as_json", is_flag=True)
+def bench_battleplan(
+    position_file: str | None, player: str, runs: int, no_baseline: bool, as_json: bool
+) -> None:
+    """``battleplan ask threats`` on the start-of-battle position (issue 17: at most 1 s
+    for the whole command): the whole command in a fresh process, the fast path in
+    process, and the CP-SAT method it replaces, timed in the same run."""
+    import resource
+    import statistics
+    import subprocess
+    import sys
+    from importlib.resources import files
+
+    import battlejudge.engines.battleplan.bench as bp
+
+    path = Path(
+        position_file or str(files("battlejudge.examples") / "battleplan" / "start-of-battle.json")
+    )
+    run_cli = (
+        "import sys; from battlejudge.cli.main import main; sys.argv[0] = 'battlejudge'; main()"
+    )
+    argv = [sys.executable, "-c", run_cli, "battleplan", "ask", "threats", str(path), player]
+    walls, cpus = [], []
+    for _ in range(runs + 1):  # the first run warms the disk cache and is dropped
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, check=False)
+        walls.append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime)
+        if done.returncode != 0:
+            fail(f"bench battleplan: the command exited {done.returncode}: {done.stderr!r}")
+    command_s = statistics.median(walls[1:])
+    # The CPU time says what the wall time would be on an idle machine (the wall time
+    # of a shared one includes waiting for a core).
+    command_cpu_s = statistics.median(cpus[1:])
+    r = bp.run(path, ["p1", "p2"].index(player), repeat=runs, baseline=not no_baseline)
+    met = command_s <= bp.TARGET_S
+    if as_json:
+        emit_json(
+            dataclasses.asdict(r)
+            | {
+                "command_median_s": command_s,
+                "command_cpu_median_s": command_cpu_s,
+                "target_s": bp.TARGET_S,
+                "met": met,
+            }
+        )
+        return
+    click.echo(f"bench battleplan: ask threats {path.name} {player}, median of {runs} runs")
+    click.echo(
+        f"  whole command (fresh process): {command_s:8.3f} s  (max {max(walls[1:]):.3f} s; "
+        f"CPU {command_cpu_s:.3f} s)"
+    )
+    click.echo(
+        f"  fast path (in process):        {r.fast_median_s:8.3f} s  (method: {r.fast_method})"
+    )
+    if r.baseline_s is not None:
+        click.echo(
+            f"  baseline, CP-SAT method:       {r.baseline_s:8.3f} s  "
+            f"({r.baseline_s / r.fast_median_s:,.0f}x the fast path; same answer: "
+            f"{'yes' if r.same_answer else 'NO'})"
+        )
+    click.echo(f"  target whole command <= {bp.TARGET_S:g} s: {'met' if met else 'MISSED'}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from battlejudge.engines.battleplan.position import exhaustive
+from battlejudge.engines.battleplan.state import BattlePlanState
 from battlejudge.solver.battleplan.position import (
     PieceState,
     Position,
@@ -75,3 +77,22 @@ def random_small_position(rng: random.Random, max_hidden: int = 3) -> Position:
             continue
         if position.hidden_total(0) + position.hidden_total(1) <= max_hidden:
             return position
+
+
+def squares_seen(p: Position, budget: int = 400_000) -> tuple[dict[int, set[int]], bool]:
+    """The oracle of ``threats``: every square each piece stands on in some line of play
+    of the round, by exhaustive search with the engine (its square at the start and after
+    every action it was alive before and after: after the round's last action a dead
+    piece already stands on its next round's square), and whether the search finished."""
+    seen: dict[int, set[int]] = {
+        g: set() if pc.square is None else {pc.square} for g, pc in enumerate(p.pieces)
+    }
+
+    def visit(before: BattlePlanState, after: BattlePlanState) -> bool:
+        for g in range(6):
+            if before.pos[g] >= 0 and after.deaths[g] == before.deaths[g]:
+                seen[g].add(after.pos[g])
+        return False
+
+    every = exhaustive(p, visit, budget=budget, collect=True)
+    return seen, every.complete

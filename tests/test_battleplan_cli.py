@@ -78,6 +78,37 @@ def test_threats_json(tmp_path: Path) -> None:
     assert data["reach"]["p2 rook"] == ["d5", "c6", "d6", "e6", "d7"]
     assert data["exposed"]["p1 rook"]["verdict"] == "impossible"
     assert data["reach"]["p2 horse"] == ["h8"]
+    # The CP-SAT method, asked for everything, gives the same answer.
+    code, out, _ = run("battleplan", "ask", "threats", str(f), "p1", "--json", "--method", "cp-sat")
+    assert code == 0
+    old = json.loads(out)
+    assert old["method"] == "cp-sat"
+    assert old["reach"] == data["reach"]
+    assert {k: v["verdict"] for k, v in old["exposed"].items()} == {
+        k: v["verdict"] for k, v in data["exposed"].items()
+    }
+
+
+def test_threats_text_names_how_each_part_was_found() -> None:
+    path = str(EXAMPLES / "start-of-battle.json")
+    code, out, _ = run("battleplan", "ask", "threats", path, "p1")
+    assert code == 0
+    assert "(method: bounds+engine-playouts, not cross-checked)" in out
+    # Dice 6-2-1: the p2 rook has six face-down cards, at most 4 of them steps (3 MOVE,
+    # 1 DEFEND: seed page 2, the per-piece caps), so it reaches 4 squares from c8.
+    assert "p2 rook can reach 22 squares" in out and " c4 " in out
+    assert "p1 horse: safe from enemy attacks this round (no enemy can attack" in out
+    assert "p1 rook: EXPOSED" in out and "replayed" in out
+
+
+def test_bench_battleplan_prints_its_figures_and_target() -> None:
+    code, out, _ = run("bench", "battleplan", "--runs", "1", "--no-baseline", "--json")
+    assert code == 0, out
+    data = json.loads(out)
+    assert data["target_s"] == 1.0 and isinstance(data["met"], bool)
+    assert data["command_median_s"] > 0 and data["command_cpu_median_s"] > 0
+    assert data["fast_method"] == "bounds+engine-playouts"
+    assert data["baseline_s"] is None and data["same_answer"] is None
 
 
 def test_bad_position_files_exit_2_with_the_path(tmp_path: Path) -> None:

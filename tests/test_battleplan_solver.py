@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 import pytest
-from battleplan_helpers import piece, pos, pos_json, random_small_position
+from battleplan_helpers import piece, pos, pos_json, random_small_position, squares_seen
 
 from battlejudge.engines.battleplan.position import (
     exhaustive,
@@ -126,11 +126,10 @@ def test_threats_agree_with_exhaustive_search() -> None:
     )
     result = threats(p, 0)
     assert result.complete
-    every = exhaustive(p, lambda a, b: False, budget=400_000, collect=True)
-    assert every.complete
+    seen, complete = squares_seen(p)
+    assert complete
     for e, squares in result.reach.items():
-        seen = {s.pos[e] for s in every.visited if s.pos[e] >= 0 and s.round == 1}
-        assert set(squares) == seen, e
+        assert set(squares) == seen[e], e
     for g, answer in result.exposed.items():
         oracle = exhaustive(p, kill_goal(g, True), budget=400_000)
         assert (answer.verdict == "possible") == oracle.found

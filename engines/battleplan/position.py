@@ -17,8 +17,8 @@ from battlejudge.engines.battleplan.state import (
     BattlePlanState,
 )
 from battlejudge.engines.game import CHANCE
+from battlejudge.solver.battleplan.answers import Witness
 from battlejudge.solver.battleplan.position import HIDDEN_BUFF, PieceState, Position
-from battlejudge.solver.battleplan.questions import Witness
 from battlejudge.solver.errors import InputError
 
 

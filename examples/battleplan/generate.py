@@ -9,7 +9,7 @@ from typing import Any
 
 from battlejudge.engines.battleplan.game import GAME
 from battlejudge.engines.battleplan.position import position_of
-from battlejudge.engines.battleplan.state import BattlePlanState
+from battlejudge.engines.battleplan.state import BATTLE, BattlePlanState
 from battlejudge.engines.records import GameRecord, replay
 from battlejudge.engines.runner import play_game
 
@@ -92,8 +92,21 @@ def main() -> None:
     (HERE / "greedy-vs-greedy.bpg").write_text(rec.dumps(), encoding="utf-8")
     for name, data in POSITIONS.items():
         (HERE / name).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-    # A position from the recorded game: the last battle turn start with few cards left.
     record = GameRecord.loads((HERE / "greedy-vs-greedy.bpg").read_text(encoding="utf-8"))
+    # The start of the first battle: both players have just planned their stacks (every
+    # card still face down), seen by p1, who knows his own cards (issue 17: `ask threats`
+    # on it in at most 1 s).
+    for step in range(len(record.moves)):
+        state = replay(record, upto=step).state
+        assert isinstance(state, BattlePlanState)
+        if state.phase == BATTLE and state.round == 1 and not any(state.revealed):
+            start = position_of(state, 0).to_json()
+            (HERE / "start-of-battle.json").write_text(
+                json.dumps(start, indent=1) + "\n", encoding="utf-8"
+            )
+            print(f"start-of-battle.json: after {step} actions")
+            break
+    # A position from the recorded game: the last battle turn start with few cards left.
     best = None
     for step in range(len(record.moves)):
         state = replay(record, upto=step).state

@@ -15,15 +15,20 @@ certified; ``unknown`` means the time limit was hit and implies nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ortools.sat.python import cp_model
 
+from battlejudge.solver.battleplan.answers import (
+    DEFAULT_TIME_LIMIT,
+    METHOD,
+    Answer,
+    Threats,
+    Verdict,
+    Witness,
+)
 from battlejudge.solver.battleplan.model import ATK, DEF, DIAG, Encoding, build
 from battlejudge.solver.battleplan.position import (
-    BUFFS,
-    CARDS,
     HIDDEN_BUFF,
     KINDS,
     SEATS,
@@ -33,57 +38,6 @@ from battlejudge.solver.battleplan.position import (
     square_name,
 )
 from battlejudge.solver.errors import InputError
-
-Verdict = Literal["possible", "impossible", "unknown"]
-METHOD = "cp-sat"
-DEFAULT_TIME_LIMIT = 30.0
-
-
-@dataclass(frozen=True)
-class Witness:
-    """A line of play: the face-down contents it assumes and the actions, each with the
-    seat that takes it, in the engine's notation."""
-
-    stacks: dict[int, tuple[int, ...]]
-    """piece -> its face-down cards, top first."""
-    buffs: dict[int, int]
-    """piece -> the kind of its unused buff."""
-    line: tuple[tuple[int, str], ...]
-
-    def to_json(self) -> dict[str, Any]:
-        """The witness as JSON: each piece's face-down stack and buff, and the line of play that
-        achieves the question."""
-        return {
-            "stacks": {piece_label(g): [CARDS[c] for c in s] for g, s in self.stacks.items()},
-            "buffs": {piece_label(g): BUFFS[b] for g, b in self.buffs.items()},
-            "line": [f"{SEATS[p]}: {text}" for p, text in self.line],
-        }
-
-
-@dataclass(frozen=True)
-class Answer:
-    """The answer to one question."""
-
-    question: str
-    verdict: Verdict
-    witness: Witness | None = None
-    method: str = METHOD
-    wall_s: float = 0.0
-
-
-@dataclass
-class Threats:
-    """What each enemy piece could still reach this round, and who is exposed."""
-
-    player: int
-    reach: dict[int, list[int]] = field(default_factory=dict)
-    """enemy piece -> the squares it could stand on at some point this round."""
-    exposed: dict[int, Answer] = field(default_factory=dict)
-    """the player's live pieces -> can an enemy kill it this round?"""
-    complete: bool = True
-    """False when a time limit cut a reach computation short (``reach`` is then a
-    lower bound)."""
-    method: str = METHOD
 
 
 def _solve(enc: Encoding, time_limit: float) -> tuple[cp_model.CpSolver, Any]:
@@ -184,7 +138,41 @@ def threats(pos: Position, player: int, time_limit: float = DEFAULT_TIME_LIMIT) 
     return out
 
 
-def _reach(pos: Position, e: int, time_limit: float) -> tuple[set[int], bool]:
+def reach(
+    pos: Position,
+    e: int,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    candidates: set[int] | None = None,
+) -> tuple[set[int], bool]:
+    """The squares piece ``e`` can stand on at some point of the rest of the round
+    (before anyone wins), and whether the search finished (False: a time limit hit, the
+    set is then a lower bound). With ``candidates``, only those squares (and its own) are
+    asked about: the caller knows the others are out of reach or already found.
+
+    By repeated solves of one model (under assumptions), each asking for a line that
+    visits a square not yet found, farthest first, until CP-SAT proves none is left."""
+    return _reach(pos, e, time_limit, candidates)
+
+
+def _reach(
+    pos: Position, e: int, time_limit: float, candidates: set[int] | None = None
+) -> tuple[set[int], bool]:
+    home = pos.pieces[e].square
+    assert home is not None
+    found: set[int] = {home}
+
+    def dist(q: int) -> int:
+        return abs(q % 8 - home % 8) + abs(q // 8 - home // 8)
+
+    if candidates is None:
+        # Each reveal moves a piece at most one square, its buff at most one more (two
+        # Manhattan steps for a diagonal): squares beyond that bound are out of reach.
+        bound = pos.pieces[e].hidden + (2 if pos.pieces[e].buff is not None else 0)
+        left = {q for q in range(64) if q != home and dist(q) <= bound}
+    else:
+        left = set(candidates) - found
+    if not left:
+        return found, True
     enc = build(pos)
     m = enc.model
     # no_win[n]: nobody has won at any state before n (the game is still on).
@@ -195,17 +183,6 @@ def _reach(pos: Position, e: int, time_limit: float) -> tuple[set[int], bool]:
         m.add_bool_and([no_win[n - 1], prev[0].negated(), prev[1].negated()]).only_enforce_if(b)
         m.add_bool_or([no_win[n - 1].negated(), prev[0], prev[1], b])
         no_win.append(b)
-    home = pos.pieces[e].square
-    assert home is not None
-    found: set[int] = {home}
-
-    def dist(q: int) -> int:
-        return abs(q % 8 - home % 8) + abs(q // 8 - home // 8)
-
-    # Each reveal moves a piece at most one square, its buff at most one more (two
-    # Manhattan steps for a diagonal): squares beyond that bound are out of reach.
-    bound = pos.pieces[e].hidden + (2 if pos.pieces[e].buff is not None else 0)
-    left = {q for q in range(64) if q != home and dist(q) <= bound}
     sq_of = [8 * enc.y[n][e] + enc.x[n][e] for n in range(enc.states)]
     while left:
         # Ask for the farthest squares first: a line reaching one passes many others.
@@ -308,4 +285,16 @@ def extract(enc: Encoding, solver: cp_model.CpSolver, end: int) -> Witness:
     return Witness(stacks, buffs, tuple(line))
 
 
-__all__ = ["Answer", "Threats", "Witness", "can_kill", "can_score", "extract", "threats"]
+__all__ = [
+    "DEFAULT_TIME_LIMIT",
+    "METHOD",
+    "Answer",
+    "Threats",
+    "Verdict",
+    "Witness",
+    "can_kill",
+    "can_score",
+    "extract",
+    "reach",
+    "threats",
+]
