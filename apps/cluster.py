@@ -18,10 +18,13 @@ Ray is the optional extra ``cluster``; it is imported only when a cluster is ask
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 
-from battlejudge.solver.errors import InputError
+from battlejudge.solver.errors import InputError, missing_extra
 
 _logger = logging.getLogger(__name__)
 
@@ -29,7 +32,6 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 LOCAL = "local"
-INSTALL = 'pip install "battlejudge[cluster]"'
 RESUBMITS = 3
 """How many times a chunk is submitted again after Ray gave up on it."""
 
@@ -49,8 +51,11 @@ def check_cluster(cluster: str) -> str:
 def _import_ray() -> Any:
     try:
         import ray
-    except ImportError:
-        raise InputError(f"--cluster ray needs Ray: {INSTALL}") from None
+    except ImportError as e:
+        error = missing_extra(e)
+        if error is None:
+            raise
+        raise error from None
     return ray
 
 
@@ -58,7 +63,7 @@ def connect(cluster: str) -> Any:
     """Join the Ray cluster ``cluster`` names (``ray``: the running local cluster if there
     is one, else a new one; ``ray://HOST:PORT``: a remote cluster through Ray Client) and
     return the ``ray`` module. Already connected: the connection is kept. Without Ray
-    installed, :class:`InputError` names the extra to install."""
+    installed, :class:`~battlejudge.solver.errors.MissingExtraError` names the extra."""
     ray = _import_ray()
     if not ray.is_initialized():
         address = None if cluster == "ray" else cluster
@@ -97,12 +102,12 @@ class RayMapper:
         pending: dict[Any, int] = {}  # object ref -> chunk index
         attempts = [0] * len(chunks)
         done: dict[int, list[R]] = {}
-        following = 0  # the next chunk to submit
+        submitted = 0  # the next chunk to submit
         yielded = 0  # the next chunk to yield
         while yielded < len(chunks):
-            while following < len(chunks) and len(pending) < self.in_flight:
-                pending[self._task.remote(fn_ref, chunks[following])] = following
-                following += 1
+            while submitted < len(chunks) and len(pending) < self.in_flight:
+                pending[self._task.remote(fn_ref, chunks[submitted])] = submitted
+                submitted += 1
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:
                 k = pending.pop(ref)
@@ -127,3 +132,55 @@ def mapper(cluster: str, workers: int | None = None) -> Any:
     if check_cluster(cluster) == LOCAL:
         return None
     return RayMapper(connect(cluster), workers)
+
+
+@dataclass(frozen=True)
+class ClusterBench:
+    """The figures of ``battlejudge bench selfplay --cluster ray``: the same self-play run
+    (random bots, every claim certified and logged) here and on Ray with 1 and 2 workers."""
+
+    games: int
+    local_s: float
+    one_worker_s: float
+    two_workers_s: float
+
+    def per_s(self, seconds: float) -> float:
+        """Games per second of a run that took ``seconds``."""
+        return self.games / seconds
+
+    @property
+    def scaling(self) -> float:
+        """Two workers' games/s over one worker's (2.0 is perfect scaling)."""
+        return self.one_worker_s / self.two_workers_s
+
+
+def bench_cluster(cluster: str, games: int, seed: int, folder: Path) -> ClusterBench:
+    """Time ``games`` games of random-vs-random Battle Line self-play, claims certified
+    and logged to a proof log in ``folder``: here, then on ``cluster`` with one and with
+    two workers (after a warm-up that starts the workers, which is not timed)."""
+    from battlejudge.engines.games import get_game
+    from battlejudge.engines.selfplay import selfplay
+    from battlejudge.proofs.log import ProofLog
+
+    ray = connect(cluster)
+    game = get_game("battleline")
+
+    def run(name: str, play: RayMapper | None) -> float:
+        log = ProofLog(folder / f"{name}.log")
+        start = time.perf_counter()
+        for _ in selfplay(game, ["random", "random"], games, seed, log=log, mapper=play):
+            pass
+        return time.perf_counter() - start
+
+    local = run("local", None)
+    list(RayMapper(ray, workers=2, chunk=1)(_warm_up, range(4)))
+    one = run("one", RayMapper(ray, workers=1))
+    two = run("two", RayMapper(ray, workers=2))
+    return ClusterBench(games, local, one, two)
+
+
+def _warm_up(i: int) -> int:
+    """A task that only makes a worker start and import the engines."""
+    from battlejudge.engines.selfplay import play_selfplay_game  # noqa: F401
+
+    return i

@@ -121,7 +121,7 @@ def cluster_option(f: F) -> F:
         default="local",
         show_default=True,
         help="Where the games are played: local, ray (join the local Ray cluster, or start "
-        'one), or ray://HOST:PORT (needs pip install "battlejudge[cluster]").',
+        "one), or ray://HOST:PORT (needs pip install 'battlejudge[cluster]').",
     )(f)
 
 

@@ -6,6 +6,7 @@ local Ray (two CPUs, no dashboard) once for the module."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -138,8 +139,20 @@ def test_without_ray_one_line_names_the_extra(monkeypatch: pytest.MonkeyPatch) -
     for command in ("selfplay", "tournament"):
         r = CliRunner().invoke(cli, [command, "--games", "2", "--cluster", "ray"])
         assert r.exit_code == 2, r.output
-        assert 'pip install "battlejudge[cluster]"' in r.output
+        assert "pip install 'battlejudge[cluster]'" in r.output
+        assert len(r.output.strip().splitlines()) == 1
         assert "Traceback" not in r.output
+
+
+def test_a_local_run_never_imports_ray(tmp_path: Path) -> None:
+    code = (
+        "import sys; from battlejudge.cli.main import main; "
+        "sys.argv = ['battlejudge', 'selfplay', '--games', '1', '--cluster', 'local']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "assert 'ray' not in sys.modules, 'ray imported'"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.parametrize("bad", ["lan", "ray://", "ray://host", "ray://host:port", "ray:1"])
