@@ -70,7 +70,9 @@ def connect(cluster: str) -> Any:
         try:
             ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
         except ConnectionError as e:
-            raise InputError(f"--cluster {cluster}: cannot connect ({e})") from None
+            raise InputError(
+                f"--cluster {cluster}: cannot connect ({e}); see docs/cluster.md"
+            ) from None
     return ray
 
 
