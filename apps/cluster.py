@@ -84,15 +84,18 @@ def _play_chunk(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
 class RayMapper:
     """Plays a function over items on Ray, yielding the results in the items' order, each
     once (see the module for chunks, retries and resubmission). ``workers`` bounds how
-    many chunks run at once (None: two per CPU of the cluster, so no worker waits)."""
+    many chunks run at once (None: two per CPU of the cluster, so no worker waits);
+    ``retries`` is Ray's own reruns of a task whose worker died, before the driver's."""
 
-    def __init__(self, ray: Any, workers: int | None = None, chunk: int | None = None) -> None:
+    def __init__(
+        self, ray: Any, workers: int | None = None, chunk: int | None = None, retries: int = 3
+    ) -> None:
         self.ray = ray
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = workers
         self.in_flight = workers if workers is not None else max(2, 2 * cpus)
         self.chunk = chunk
-        self._task = ray.remote(num_cpus=1, max_retries=3)(_play_chunk)
+        self._task = ray.remote(num_cpus=1, max_retries=retries)(_play_chunk)
 
     def __call__(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
         """The results of ``fn`` over ``items``, in order, each exactly once."""

@@ -30,7 +30,7 @@ TESTS = Path(__file__).parent
 @pytest.fixture(scope="module")
 def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Path]]:
     ray = pytest.importorskip("ray")
-    marker = tmp_path_factory.mktemp("ray") / "died"
+    marker = tmp_path_factory.mktemp("died")
     env = {"PYTHONPATH": str(TESTS), MARKER: str(marker)}
     ray.init(
         num_cpus=2,
@@ -99,14 +99,22 @@ def test_selfplay_on_ray_matches_the_local_run(
     _same_runs(local, on_ray)
 
 
+@pytest.mark.parametrize(
+    ("bot", "ray_retries"),
+    [
+        ("DiesOnce", 3),  # Ray runs the task again
+        ("DiesOnceMore", 0),  # Ray gives up; the driver submits the chunk again
+    ],
+)
 def test_a_worker_lost_mid_game_loses_no_game_and_counts_none_twice(
-    ray_cluster: tuple[Any, Path], tmp_path: Path
+    ray_cluster: tuple[Any, Path], tmp_path: Path, bot: str, ray_retries: int
 ) -> None:
-    ray, marker = ray_cluster
-    bots = ["cluster_bots:DiesOnce", "random"]
+    ray, died = ray_cluster
+    bots = [f"cluster_bots:{bot}", "random"]
     local = _run(tmp_path / "local", "battleline", bots, 6, 3, None)
-    on_ray = _run(tmp_path / "ray", "battleline", bots, 6, 3, RayMapper(ray, workers=2, chunk=1))
-    assert marker.exists(), "a Ray worker was killed during the run"
+    mapper = RayMapper(ray, workers=2, chunk=1, retries=ray_retries)
+    on_ray = _run(tmp_path / "ray", "battleline", bots, 6, 3, mapper)
+    assert (died / bot).exists(), "a Ray worker was killed during the run"
     assert [s.game_id for s in on_ray[0]] == [f"3-{i}" for i in range(6)]
     _same_runs(local, on_ray)
 
