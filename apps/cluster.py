@@ -7,7 +7,7 @@ records in game order, exactly as a local run does, so a run gives the same resu
 records and proof-log claims whatever plays its games.
 
 Games go in chunks (one task plays a few games, so Ray's per-task cost stays small beside
-the games), with a bounded number of chunks in flight (a 100,000-game run does not submit
+the games), with two chunks per worker in flight (a 100,000-game run does not submit
 100,000 tasks at once). A worker that dies takes its chunk with it: Ray reruns the task
 (``max_retries``), and if Ray gives up, the chunk is submitted again here; a chunk's
 results are kept once, by its index, so no game is lost or counted twice.
@@ -83,19 +83,24 @@ def _play_chunk(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
 
 class RayMapper:
     """Plays a function over items on Ray, yielding the results in the items' order, each
-    once (see the module for chunks, retries and resubmission). ``workers`` bounds how
-    many chunks run at once (None: two per CPU of the cluster, so no worker waits);
-    ``retries`` is Ray's own reruns of a task whose worker died, before the driver's."""
+    once (see the module for chunks, retries and resubmission). Two chunks per worker are
+    in flight, so a worker never waits for the driver between chunks. ``workers`` (None:
+    every CPU of the cluster) bounds how many chunks run at once on a node: each task then
+    asks for that share of the largest node's CPUs. ``retries`` is how many times Ray reruns
+    a task whose worker died, before the driver submits it again."""
 
     def __init__(
         self, ray: Any, workers: int | None = None, chunk: int | None = None, retries: int = 3
     ) -> None:
         self.ray = ray
         cpus = int(ray.cluster_resources().get("CPU", 1))
-        self.workers = workers
-        self.in_flight = workers if workers is not None else max(2, 2 * cpus)
+        node_cpus = max(
+            (n["Resources"].get("CPU", 0) for n in ray.nodes() if n.get("Alive")), default=1
+        )
+        self.in_flight = 2 * (workers if workers is not None else max(1, cpus))
         self.chunk = chunk
-        self._task = ray.remote(num_cpus=1, max_retries=retries)(_play_chunk)
+        share = 1.0 if workers is None else max(1.0, node_cpus / workers)
+        self._task = ray.remote(num_cpus=share, max_retries=retries)(_play_chunk)
 
     def __call__(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
         """The results of ``fn`` over ``items``, in order, each exactly once."""
