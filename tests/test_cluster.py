@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from battlejudge.apps.cluster import RayMapper, check_cluster
 from battlejudge.cli.main import cli
 from battlejudge.engines.games import get_game
 from battlejudge.engines.selfplay import GameSummary, selfplay
-from battlejudge.engines.tournament import run_tournament
+from battlejudge.engines.tournament import play_tournament_game, run_tournament, schedule
 from battlejudge.proofs.log import ProofLog
 from battlejudge.solver.errors import InputError
 
@@ -122,14 +123,19 @@ def test_a_worker_lost_mid_game_loses_no_game_and_counts_none_twice(
 def test_tournament_on_ray_matches_the_local_one(ray_cluster: tuple[Any, Path]) -> None:
     ray, _ = ray_cluster
     game = get_game("battleline")
-    names = ["random", "heuristic"]
-    local = run_tournament(game, names, 6, 5)
+    names = ["random", "random", "heuristic"]
+    specs = schedule(names, 4, 5)
+    play = partial(play_tournament_game, "battleline", None, {})
+    winners = list(map(play, specs))
+    assert set(winners[:4]) == {0, 1}, "random against random: both seats win a game"
+    assert list(RayMapper(ray)(play, specs)) == winners  # game by game, in schedule order
+    local = run_tournament(game, names, 4, 5)
     seen: list[int] = []
     on_ray = run_tournament(
-        game, names, 6, 5, mapper=RayMapper(ray), progress=lambda s: seen.append(s.index)
+        game, names, 4, 5, mapper=RayMapper(ray), progress=lambda s: seen.append(s.pair)
     )
     assert [p.to_json() for p in on_ray] == [p.to_json() for p in local]
-    assert seen == list(range(6))  # progress once per game, in schedule order
+    assert seen == [0] * 4 + [1] * 4 + [2] * 4  # progress once per game, in schedule order
 
 
 def test_the_cli_plays_on_ray(ray_cluster: tuple[Any, Path], tmp_path: Path) -> None:
