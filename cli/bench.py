@@ -217,12 +217,23 @@ SELFPLAY_TARGET = 60
 @click.option("--games", default=100, show_default=True, type=click.IntRange(min=1))
 @click.option("--seed", default=1, show_default=True)
 @click.option("--sign", is_flag=True, help="Sign every log record (Ed25519).")
+@click.option(
+    "--cluster",
+    default="local",
+    show_default=True,
+    help="ray or ray://HOST:PORT: also the same run on Ray with 1 and 2 workers.",
+)
 @click.option("--json", "as_json", is_flag=True)
-def bench_selfplay(games: int, seed: int, sign: bool, as_json: bool) -> None:
+def bench_selfplay(games: int, seed: int, sign: bool, cluster: str, as_json: bool) -> None:
     """Random-vs-random self-play with every claim certified and logged (fsync per record),
-    against the same games with claims decided but neither certified nor logged."""
+    against the same games with claims decided but neither certified nor logged. With
+    --cluster ray: the same certified run here and on Ray with 1 and 2 workers instead."""
     import tempfile
     from pathlib import Path
+
+    if cluster != "local":
+        _bench_cluster(cluster, games, seed, as_json)
+        return
 
     from battlejudge.engines.games import get_game
     from battlejudge.engines.selfplay import bench_selfplay as run
@@ -268,6 +279,36 @@ def bench_selfplay(games: int, seed: int, sign: bool, as_json: bool) -> None:
     )
     met = "met" if r.games_per_s >= SELFPLAY_TARGET else "MISSED"
     click.echo(f"  target >= {SELFPLAY_TARGET} games/s on one core: {met}")
+
+
+def _bench_cluster(cluster: str, games: int, seed: int, as_json: bool) -> None:
+    """``bench selfplay --cluster``: games/s here and on Ray with 1 and 2 workers."""
+    import tempfile
+    from pathlib import Path
+
+    from battlejudge.apps.cluster import bench_cluster, check_cluster
+
+    with tempfile.TemporaryDirectory() as tmp:
+        r = bench_cluster(check_cluster(cluster), games, seed, Path(tmp))
+    figures = {
+        "games": games,
+        "local_games_per_s": r.per_s(r.local_s),
+        "ray_1_worker_games_per_s": r.per_s(r.one_worker_s),
+        "ray_2_workers_games_per_s": r.per_s(r.two_workers_s),
+        "scaling_2_over_1": r.scaling,
+        "ray_2_over_local": r.local_s / r.two_workers_s,
+    }
+    if as_json:
+        emit_json(figures)
+        return
+    click.echo(f"bench selfplay --cluster {cluster}: {games} random-vs-random games, seed {seed}")
+    click.echo(f"  local (one process):  {figures['local_games_per_s']:.1f} games/s")
+    click.echo(f"  Ray, 1 worker:        {figures['ray_1_worker_games_per_s']:.1f} games/s")
+    click.echo(f"  Ray, 2 workers:       {figures['ray_2_workers_games_per_s']:.1f} games/s")
+    click.echo(
+        f"  scaling 2 workers / 1 worker: {r.scaling:.2f}x; "
+        f"2 workers / local: {figures['ray_2_over_local']:.2f}x"
+    )
 
 
 @bench.command("audit")

@@ -121,6 +121,24 @@ def split_bots(text: str, info: GameInfo, at_least: int, **bot_opts: Any) -> lis
     return names
 
 
+def cluster_option(f: F) -> F:
+    """``--cluster``: where the games are played (issue 18)."""
+    return click.option(
+        "--cluster",
+        default="local",
+        show_default=True,
+        help="Where the games are played: local, ray (join the local Ray cluster, or start "
+        "one), or ray://HOST:PORT (needs pip install 'battlejudge[cluster]').",
+    )(f)
+
+
+def cluster_mapper(cluster: str) -> Any:
+    """The games' player for ``--cluster`` (None: here); Ray is imported only for a cluster."""
+    from battlejudge.apps.cluster import mapper
+
+    return mapper(cluster)
+
+
 # -- selfplay ---------------------------------------------------------------------------
 
 
@@ -142,6 +160,7 @@ def split_bots(text: str, info: GameInfo, at_least: int, **bot_opts: Any) -> lis
 )
 @log_options("every claim (games that decide claims: Battle Line)")
 @bot_options
+@cluster_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON line per game.")
 @game_options
 def selfplay(
@@ -153,6 +172,7 @@ def selfplay(
     key: str | None,
     budget: float | None,
     iterations: int | None,
+    cluster: str,
     as_json: bool,
     game: str,
     option_pairs: tuple[str, ...],
@@ -170,6 +190,7 @@ def selfplay(
         raise InputError(f"--bots needs two names separated by a comma, got {bot_names!r}")
     for name in dict.fromkeys(names):
         info.make_bot(name, 0, **extra)  # bad names fail before the log is opened
+    play_on = cluster_mapper(cluster)
     log = open_log(log_path, key)
     runs = run_selfplay(
         info,
@@ -180,6 +201,7 @@ def selfplay(
         out=None if out is None else Path(out),
         log=log,
         bot_options=extra,
+        mapper=play_on,
     )
     wins = [0] * len(names)  # by position in ``names`` (the two bots may have one name)
     draws = 0
@@ -216,6 +238,7 @@ def selfplay(
 @click.option("--games", default=10, show_default=True, type=int, help="Games per pair of bots.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Tournament seed.")
 @bot_options
+@cluster_option
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @game_options
 def tournament(
@@ -224,6 +247,7 @@ def tournament(
     seed: int,
     budget: float | None,
     iterations: int | None,
+    cluster: str,
     as_json: bool,
     game: str,
     option_pairs: tuple[str, ...],
@@ -246,9 +270,17 @@ def tournament(
     extra = bot_settings(budget, iterations)
     names = split_bots(bots_text or ",".join(info.bots), info, 2, **extra)
     total = len(schedule(names, games, seed))
+    play_on = cluster_mapper(cluster)
     with progress(total, "tournament", "games") as tick:
         pairs = run_tournament(
-            info, names, games, seed, options, bot_options=extra, progress=lambda _s: tick()
+            info,
+            names,
+            games,
+            seed,
+            options,
+            bot_options=extra,
+            progress=lambda _s: tick(),
+            mapper=play_on,
         )
     thinking = ""
     if iterations is not None:

@@ -10,17 +10,32 @@ seat half the time and both meet the same kinds of deal.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import date
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from battlejudge.engines.games import BatchClaimLog, GameInfo, GameMeta, Options, Setup
+from battlejudge.engines.games import (
+    BatchClaimLog,
+    GameInfo,
+    GameMeta,
+    Options,
+    Setup,
+    get_game,
+)
 from battlejudge.engines.runner import play_game
 from battlejudge.solver.errors import InputError
 
 EVENT = "battlejudge selfplay"
+
+T = TypeVar("T")
+R = TypeVar("R")
+Mapper = Callable[[Callable[[T], R], Sequence[T]], Iterable[R]]
+"""Plays games somewhere (here, or on a cluster: ``battlejudge.apps.cluster``) and yields
+their results in the order of the items, each item's result exactly once: the builtin
+``map`` is the local one."""
 
 
 def game_seed(seed: int, index: int) -> int:
@@ -120,6 +135,80 @@ def check_bots(game: GameInfo, names: Sequence[str], bot_options: Mapping[str, A
         game.make_bot(name, 0, **bot_options)
 
 
+@dataclass(frozen=True)
+class SelfplayRun:
+    """What every game of a self-play run shares, as plain values: a worker on another
+    machine plays any game of the run from this and the game's index alone."""
+
+    game: str
+    """The registered game's name."""
+    names: tuple[str, ...]
+    seed: int
+    options: dict[str, str]
+    bot_options: dict[str, Any]
+    date: str
+    """The date the records carry (the driver's, so every record of a run agrees)."""
+    suffix: str | None
+    """The record files' suffix, or None when no records are kept."""
+    log: bool
+    """Whether the game's claims are kept for the proof log."""
+
+
+@dataclass(frozen=True)
+class PlayedGame:
+    """One self-play game as a worker hands it back: its summary (without a record path),
+    its record's text, and its certified claims (the keyword arguments of the log's
+    ``append``), in the order the game decided them."""
+
+    index: int
+    summary: GameSummary
+    record: str | None
+    claims: tuple[dict[str, Any], ...]
+
+
+class ClaimCollector:
+    """A claim log that only holds the claims of one game, for the driver to commit."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+
+    def append(self, **entry: Any) -> dict[str, Any]:
+        """Hold one claim (the keyword arguments of the log's ``append``)."""
+        self.entries.append(entry)
+        return entry
+
+
+def play_selfplay_game(run: SelfplayRun, index: int, game: GameInfo | None = None) -> PlayedGame:
+    """Play game ``index`` of ``run`` (seeds and seats as the module says): a pure function
+    of its arguments, so any process plays the same game. Claims are certified; nothing is
+    written anywhere."""
+    info = game if game is not None else get_game(run.game)
+    names = run.names
+    gs = game_seed(run.seed, index)
+    order = tuple(range(len(names))) if index % 2 == 0 else tuple(reversed(range(len(names))))
+    bots = [info.make_bot(names[j], gs + 1 + k, **run.bot_options) for k, j in enumerate(order)]
+    game_id = f"{run.seed}-{index}"
+    seats = {info.seats[k]: names[j] for k, j in enumerate(order)}
+    meta = GameMeta(
+        seed=gs, bots=seats, event=EVENT, game_id=game_id, date=run.date, options=run.options
+    )
+    claims = ClaimCollector()
+    setup = Setup(log=claims if run.log else None, game_id=game_id)
+    state, played = play_game(info, bots, gs, run.options, setup=setup, meta=meta)
+    summary = GameSummary(
+        game_id,
+        gs,
+        seats,
+        order,
+        played.result,
+        len(played.moves),
+        None,
+        info.stats(state) if info.stats is not None else {},
+    )
+    record = played.dumps() if run.suffix is not None else None
+    return PlayedGame(index, summary, record, tuple(claims.entries))
+
+
 def selfplay(
     game: GameInfo,
     names: Sequence[str],
@@ -130,46 +219,49 @@ def selfplay(
     out: Path | None = None,
     log: BatchClaimLog | None = None,
     bot_options: Mapping[str, Any] | None = None,
+    mapper: Mapper[int, PlayedGame] | None = None,
 ) -> Iterator[GameSummary]:
     """Play ``games`` games between the named bots (one per seat; see the module for
-    seats and seeds), yielding a summary after each; records go to ``out`` and claims to
-    ``log``. Bad names raise :class:`InputError` before the first game."""
+    seats and seeds), yielding a summary after each, in game order; records go to ``out``
+    and claims to ``log``. ``mapper`` plays the games (default: one after the other here;
+    ``battlejudge.apps.cluster`` plays them on a Ray cluster); whoever plays them, the
+    claims are committed and the records written here, in game order, so the results, the
+    records and the log's claims are the same for the same seed. Bad names raise
+    :class:`InputError` before the first game."""
     extra = dict(bot_options or {})
     check_bots(game, names, extra)
-    opts = dict(options or {})
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-    today = date.today().strftime("%Y.%m.%d")
+    run = SelfplayRun(
+        game.name,
+        tuple(names),
+        seed,
+        dict(options or {}),
+        extra,
+        date.today().strftime("%Y.%m.%d"),
+        None if out is None else game.suffix,
+        log is not None,
+    )
+    if mapper is None:
+        played: Iterable[PlayedGame] = map(
+            partial(play_selfplay_game, run, game=game), range(games)
+        )
+    else:
+        played = mapper(partial(play_selfplay_game, run), range(games))
     held = GroupCommit(log)
     done: list[GameSummary] = []
     try:
-        for i in range(games):
-            gs = game_seed(seed, i)
-            order = tuple(range(len(names))) if i % 2 == 0 else tuple(reversed(range(len(names))))
-            bots = [game.make_bot(names[j], gs + 1 + k, **extra) for k, j in enumerate(order)]
-            game_id = f"{seed}-{i}"
-            seats = {game.seats[k]: names[j] for k, j in enumerate(order)}
-            meta = GameMeta(
-                seed=gs, bots=seats, event=EVENT, game_id=game_id, date=today, options=opts
-            )
-            setup = Setup(log=None if log is None else held, game_id=game_id)
-            state, played = play_game(game, bots, gs, opts, setup=setup, meta=meta)
-            path = None
-            if out is not None:
+        for i, g in enumerate(played):
+            if g.index != i:  # the mapper's promise, checked: a game lost or played twice
+                raise RuntimeError(f"self-play expected game {i}, got game {g.index}")
+            for claim in g.claims:
+                held.append(**claim)
+            summary = g.summary
+            if out is not None and g.record is not None:
                 path = out / f"game-{i:04d}{game.suffix}"
-                held.add_record(path, played.dumps())
-            done.append(
-                GameSummary(
-                    game_id,
-                    gs,
-                    seats,
-                    order,
-                    played.result,
-                    len(played.moves),
-                    path,
-                    game.stats(state) if game.stats is not None else {},
-                )
-            )
+                held.add_record(path, g.record)
+                summary = replace(summary, record=path)
+            done.append(summary)
             if held.due or i == games - 1:
                 held.commit()
                 yield from done

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
-from battlejudge.engines.games import GameInfo, Options, Setup
+from battlejudge.engines.games import GameInfo, Options, Setup, get_game
+from battlejudge.engines.runner import play_game
 from battlejudge.solver.errors import InputError
 
 Z95 = 1.959963984540054
@@ -124,6 +126,11 @@ def schedule(names: Sequence[str], games: int, seed: int) -> list[GameSpec]:
 PlayOne = Callable[[GameSpec], int | None]
 """Plays one scheduled game and returns the winning seat (0 or 1), or None for a draw."""
 
+PlayAll = Callable[[PlayOne, Sequence[GameSpec]], Iterable[int | None]]
+"""Plays every scheduled game with a :data:`PlayOne` (here, or on a cluster:
+``battlejudge.apps.cluster``) and yields each game's winner once, in schedule order; the
+builtin ``map`` plays them here, one after the other."""
+
 
 def run_round_robin(
     names: Sequence[str],
@@ -131,17 +138,19 @@ def run_round_robin(
     seed: int,
     play: PlayOne,
     progress: Callable[[GameSpec], None] | None = None,
+    mapper: PlayAll | None = None,
 ) -> list[PairResult]:
-    """Play every scheduled game with ``play`` and return one result per pair, in the
-    order of ``names``; ``progress`` is called after each game."""
+    """Play every scheduled game with ``play`` (through ``mapper``; default here, one
+    after the other) and return one result per pair, in the order of ``names``;
+    ``progress`` is called after each game, in schedule order."""
     specs = schedule(names, games, seed)
     pairs = [
         PairResult(names[i], names[j], 0, 0, 0)
         for i in range(len(names))
         for j in range(i + 1, len(names))
     ]
-    for spec in specs:
-        winner = play(spec)
+    winners = (map if mapper is None else mapper)(play, specs)
+    for spec, winner in zip(specs, winners, strict=True):
         result = pairs[spec.pair]
         result.games += 1
         if winner is not None:
@@ -155,6 +164,24 @@ def run_round_robin(
     return pairs
 
 
+def play_tournament_game(
+    game: GameInfo | str,
+    options: Options | None,
+    bot_options: Mapping[str, Any],
+    spec: GameSpec,
+) -> int | None:
+    """Play one scheduled game (``game`` a :class:`GameInfo` or a registered game's name)
+    and return the winning seat, or None for a draw: a pure function of its arguments, so
+    any process plays the same game. Claims are decided exactly, not certified."""
+    info = get_game(game) if isinstance(game, str) else game
+    bots = [
+        info.make_bot(spec.north, spec.north_seed, **bot_options),
+        info.make_bot(spec.south, spec.south_seed, **bot_options),
+    ]
+    _, played = play_game(info, bots, spec.seed, options, setup=Setup(certify=False), record=False)
+    return played.winner
+
+
 def run_tournament(
     game: GameInfo,
     names: Sequence[str],
@@ -164,24 +191,20 @@ def run_tournament(
     *,
     bot_options: Mapping[str, Any] | None = None,
     progress: Callable[[GameSpec], None] | None = None,
+    mapper: PlayAll | None = None,
 ) -> list[PairResult]:
     """A round robin of ``game``'s bots (see the module for seats and seeds); every bot
     gets ``bot_options`` it takes (``budget_s``, ``iterations``). Claims are decided
-    exactly but not certified (faster; the games are the same). Unknown bot names raise
-    :class:`InputError` before any game is played."""
-    from battlejudge.engines.runner import play_game
-
+    exactly but not certified (faster; the games are the same). ``mapper`` plays the
+    games (default here; ``battlejudge.apps.cluster`` on a Ray cluster, where workers
+    look the game up by name): the results are the same for the same seed. Unknown bot
+    names raise :class:`InputError` before any game is played."""
     extra = dict(bot_options or {})
     for name in dict.fromkeys(names):
         game.make_bot(name, 0, **extra)  # fail fast on a bad name
-    setup = Setup(certify=False)
-
-    def play(spec: GameSpec) -> int | None:
-        bots = [
-            game.make_bot(spec.north, spec.north_seed, **extra),
-            game.make_bot(spec.south, spec.south_seed, **extra),
-        ]
-        _, played = play_game(game, bots, spec.seed, options, setup=setup, record=False)
-        return played.winner
-
-    return run_round_robin(names, games, seed, play, progress)
+    opts = None if options is None else dict(options)
+    if mapper is None:
+        play: PlayOne = partial(play_tournament_game, game, opts, extra)
+    else:
+        play = partial(play_tournament_game, game.name, opts, extra)
+    return run_round_robin(names, games, seed, play, progress, mapper)

@@ -63,6 +63,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     ),
     "wordllama": ("guide", "the rules guide's sentence vectors need wordllama"),
     "psycopg": ("postgres", "PostgreSQL proof logs need psycopg"),
+    "ray": ("cluster", "--cluster ray (self-play and tournaments on a Ray cluster) needs Ray"),
 }
 """Top-level module -> (the extra that installs it, what needs it)."""
 
