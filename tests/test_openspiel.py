@@ -207,10 +207,11 @@ def test_example_ismcts_against_heuristic_runs() -> None:
     assert score is not None and sum(map(int, score.groups())) == 1
 
 
-def test_resampling_other_games_says_it_is_not_there() -> None:
+def test_resampling_a_game_that_hides_nothing_gives_the_same_state() -> None:
     state = _past_chance(pyspiel.load_game("python_lines_of_battle").new_initial_state())
-    with pytest.raises(NotImplementedError, match="lines-of-battle"):
-        state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0.0, 1.0))  # type: ignore[attr-defined]
+    twin = state.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0.0, 1.0))  # type: ignore[attr-defined]
+    assert str(twin) == str(state) and twin is not state
+    assert twin.legal_actions() == state.legal_actions()
 
 
 @pytest.mark.parametrize(

@@ -138,8 +138,8 @@ class BattlejudgeState(pyspiel.State):  # type: ignore[misc]
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> Any:
         """A state with this information state of ``player_id`` whose hidden cards are
-        dealt again at random (:meth:`Table.resample`; Lines of Battle, which hides
-        nothing, raises :class:`NotImplementedError`)."""
+        dealt again at random (:meth:`Table.resample`; in Lines of Battle, which hides
+        nothing, a copy of this state)."""
         seed = int(float(probability_sampler()) * 2**53) if callable(probability_sampler) else None
         twin = self.clone()
         twin.table = self.table.resample(player_id, random.Random(seed))

@@ -156,8 +156,8 @@ class Table:
 
         Battle Line: the engine deals the hidden cards (``observe(...).determinize`` then
         ``fix_hidden``). Force Duel: :func:`resample_force_duel`; BattlePlan:
-        :func:`resample_battleplan`. Lines of Battle hides nothing and raises
-        :class:`NotImplementedError`; a chance node raises :class:`ValueError`."""
+        :func:`resample_battleplan`. A game that hides nothing (Lines of Battle) has one
+        world for every player: the copy. A chance node raises :class:`ValueError`."""
         state = self.state
         if state.current_player() == CHANCE:
             raise ValueError("resample at a decision node, not at chance")
@@ -169,6 +169,8 @@ class Table:
             resample_force_duel(twin.state, player, rng)
         elif isinstance(twin.state, BattlePlanState):
             resample_battleplan(twin.state, player, rng)
+        elif not state.facts.hidden_information:
+            pass  # nothing hidden: the only world this player can be in is this one
         else:
             raise NotImplementedError(
                 f"resampling hidden information is not implemented for {state.facts.name}"
