@@ -924,9 +924,10 @@ def bench_web(count: int, seed: int, chromium: str | None, as_json: bool) -> Non
     import urllib.parse
     import urllib.request
 
+    from battlejudge.apps.web.chromium import CHROMIUM_ARGS, find_chromium
     from battlejudge.solver import battleline as bl
 
-    path = chromium or next((p for p in ("chromium", "chromium-browser") if shutil.which(p)), None)
+    path = chromium or find_chromium()
     if path is None or shutil.which(path) is None:
         fail("bench web needs Chromium (apt-get install chromium), or --chromium PATH")
     try:
@@ -944,7 +945,7 @@ def bench_web(count: int, seed: int, chromium: str | None, as_json: bool) -> Non
     verdicts = {"valid": 0, "invalid": 0}
     with _running_service(2) as port, sync_playwright() as pw:
         url = f"http://127.0.0.1:{port}"
-        browser = pw.chromium.launch(executable_path=shutil.which(path), args=_CHROMIUM_ARGS)
+        browser = pw.chromium.launch(executable_path=shutil.which(path), args=list(CHROMIUM_ARGS))
         page = browser.new_page()
         for q in suite:
             last = [c for c in q.mine if c.is_troop][-1]
@@ -1010,17 +1011,6 @@ def bench_web(count: int, seed: int, chromium: str | None, as_json: bool) -> Non
     )
     click.echo(f"  target answer within 100 ms of the tap (p90): {'met' if met else 'MISSED'}")
 
-
-_CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-"""Headless, and no connections of Chromium's own (this machine's network is closed)."""
 
 _TIME_THE_SWAP = """() => {
     window.swapMs = null;

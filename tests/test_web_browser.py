@@ -10,7 +10,6 @@ skip, saying so.
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -18,24 +17,11 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 from web_server import LiveServer
 
+from battlejudge.apps.web.chromium import CHROMIUM_ARGS, find_chromium
+
 SHOTS = Path(__file__).parent / "screenshots"
-CHROMIUM = next(
-    (
-        p
-        for p in ("/usr/bin/chromium", shutil.which("chromium"), shutil.which("chromium-browser"))
-        if p and Path(p).exists()
-    ),
-    None,
-)
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+CHROMIUM = find_chromium()
+ARGS = list(CHROMIUM_ARGS)
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
     reason="no Chromium on this machine (apt-get install chromium; .ci/run installs it)",

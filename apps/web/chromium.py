@@ -1,0 +1,31 @@
+"""The system's Chromium, for the web table's browser tests and ``battlejudge bench web``:
+where it is, and the flags that keep it headless and off the network (this machine's
+network is closed, and Playwright's own browser downloads are never used)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+CHROMIUM_ARGS: tuple[str, ...] = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+)
+"""Headless, and no connections of Chromium's own."""
+
+
+def find_chromium() -> str | None:
+    """The path of the system's Chromium (``apt-get install chromium``), or None."""
+    for candidate in (
+        "/usr/bin/chromium",
+        shutil.which("chromium"),
+        shutil.which("chromium-browser"),
+    ):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
