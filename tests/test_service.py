@@ -11,7 +11,6 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -20,10 +19,10 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from click.testing import CliRunner
+from web_server import LiveServer
 
-from battlejudge.apps.service import ServiceConfig, create_app
+from battlejudge.apps.service import ServiceConfig
 from battlejudge.cli.main import cli
 from battlejudge.proofs.audit import audit_log
 from battlejudge.proofs.log import read_log
@@ -69,31 +68,6 @@ def no_leftover_processes(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     while _tagged_alive(tag) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _tagged_alive(tag) == []
-
-
-class LiveServer:
-    """``create_app(config)`` served by uvicorn in a thread, on a random free port."""
-
-    def __init__(self, config: ServiceConfig) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        cfg = uvicorn.Config(create_app(config), log_level="warning", access_log=False)
-        self.server = uvicorn.Server(cfg)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]})
-
-    def __enter__(self) -> LiveServer:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(20)
-        self.sock.close()
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,11 +15,11 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
-import uvicorn
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from web_server import LiveServer
 
-from battlejudge.apps.service import ServiceConfig, create_app
+from battlejudge.apps.service import ServiceConfig
 from battlejudge.proofs.audit import audit_log
 from battlejudge.proofs.pglog import init_pg
 from battlejudge.proofs.transparency import verify_inclusion_proof
@@ -108,31 +107,6 @@ def test_two_services_share_one_log(two_services: list[str], pg_url: str) -> Non
     assert r.status_code == 200 and r.text.split("\n")[1] == "10"
     r = httpx.get(f"{two_services[0]}/v1/log/proof/99", timeout=30)
     assert r.status_code == 404 and "no record 99" in r.json()["error"]
-
-
-class LiveServer:
-    """``create_app(config)`` served by uvicorn in a thread, on a random free port."""
-
-    def __init__(self, config: ServiceConfig) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        cfg = uvicorn.Config(create_app(config), log_level="warning", access_log=False)
-        self.server = uvicorn.Server(cfg)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]})
-
-    def __enter__(self) -> LiveServer:
-        self.thread.start()
-        deadline = time.monotonic() + 30
-        while not self.server.started:
-            assert time.monotonic() < deadline, "the server did not start"
-            time.sleep(0.02)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(20)
-        self.sock.close()
 
 
 def _log_down(url: str, down: bool) -> None:

@@ -16,7 +16,8 @@ from battlejudge.apps.service import ServiceConfig, create_app
 
 
 class LiveServer:
-    """The service with its web pages, on a random free port of 127.0.0.1."""
+    """The service with its web pages (``create_app(config)``), on a random free port of
+    127.0.0.1: the web table's, the service's and the service log's tests use it."""
 
     def __init__(self, config: ServiceConfig | None = None) -> None:
         from multiprocessing import forkserver
@@ -33,7 +34,7 @@ class LiveServer:
 
     def __enter__(self) -> LiveServer:
         self.thread.start()
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 30
         while not self.server.started:
             assert time.monotonic() < deadline, "the server did not start"
             time.sleep(0.02)
