@@ -77,7 +77,10 @@ TIMES: list[float] = []
 
 def swapped(page: Page, act: Callable[[], None]) -> None:
     """Do ``act`` (a click, a key), then wait until htmx has swapped in the server's answer;
-    the time from the click to the swap, measured in the page, is kept in ``TIMES``."""
+    the time from the click to the swap, measured in the page, is kept in ``TIMES``.
+    The page's scripts must have run first: a key pressed before its handler is attached
+    asks nothing (seen once under load, after a navigation)."""
+    page.wait_for_load_state("load")
     page.evaluate(
         """() => {
             window.swapMs = null;
