@@ -49,11 +49,14 @@ TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 # Measured: tuned 95.3%, held-out 94.1%, formal 99.4% with the model; 83.6%, 82.4% and 98.8%
 # with keywords alone. The fresh part, written by someone who saw neither the retrieval code,
 # its data nor the other parts, and never used for tuning: 75.0% with the model, 76.2% with
-# keywords alone (issue 20's target is 95%: not met). Any other part in the folder has no floor
-# until it has been measured; it is still checked for cited sections and run by the benchmark.
+# keywords alone (issue 20's target is 95%: not met); its misses have since been read, so it is
+# a development part now. fresh2, written the same way by another hand and read by nobody since:
+# 84.3% with the model (two confident wrong answers), 83.1% with keywords alone. Any other part
+# in the folder has no floor until it has been measured; it is still checked for cited sections
+# and run by the benchmark.
 FLOORS = {
-    True: {"tuned": 0.93, "heldout": 0.91, "formal": 0.97, "fresh": 0.72},
-    False: {"tuned": 0.81, "heldout": 0.79, "formal": 0.96, "fresh": 0.73},
+    True: {"tuned": 0.93, "heldout": 0.91, "formal": 0.97, "fresh": 0.72, "fresh2": 0.81},
+    False: {"tuned": 0.81, "heldout": 0.79, "formal": 0.96, "fresh": 0.73, "fresh2": 0.80},
 }
 
 # Every tactics card under both themes' names (docs/rulings.md): name -> (Battle Line entry,
