@@ -924,7 +924,7 @@ def bench_web(count: int, seed: int, chromium: str | None, as_json: bool) -> Non
     import urllib.parse
     import urllib.request
 
-    from battlejudge.apps.web.chromium import CHROMIUM_ARGS, find_chromium
+    from battlejudge.apps.web.chromium import CHROMIUM_ARGS, TIME_THE_SWAP, find_chromium
     from battlejudge.solver import battleline as bl
 
     path = chromium or find_chromium()
@@ -959,7 +959,7 @@ def bench_web(count: int, seed: int, chromium: str | None, as_json: bool) -> Non
                 "zone": "mine",
             }
             page.goto(f"{url}/?{urllib.parse.urlencode(query)}")
-            page.evaluate(_TIME_THE_SWAP)
+            page.evaluate(TIME_THE_SWAP)
             page.click(f"#card-{last}")
             page.wait_for_function("window.swapMs !== null")
             page_ms.append(float(page.evaluate("window.swapMs")))
@@ -1010,16 +1010,6 @@ def bench_web(count: int, seed: int, chromium: str | None, as_json: bool) -> Non
         f"p90 {a['p90']:.0f} ms; ratio {t['p50'] / a['p50']:.1f}x at the median"
     )
     click.echo(f"  target answer within 100 ms of the tap (p90): {'met' if met else 'MISSED'}")
-
-
-_TIME_THE_SWAP = """() => {
-    window.swapMs = null;
-    document.addEventListener('click', () => { window.tapAt = performance.now(); },
-                              {capture: true, once: true});
-    document.body.addEventListener('htmx:afterSettle', () => {
-        window.swapMs = performance.now() - window.tapAt; }, {once: true});
-}"""
-"""Times, in the page, the next click until htmx has settled the server's answer."""
 
 
 @bench.command("battleplan")

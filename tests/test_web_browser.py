@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 from web_server import LiveServer
 
-from battlejudge.apps.web.chromium import CHROMIUM_ARGS, find_chromium
+from battlejudge.apps.web.chromium import CHROMIUM_ARGS, TIME_THE_SWAP, find_chromium
 
 SHOTS = Path(__file__).parent / "screenshots"
 CHROMIUM = find_chromium()
@@ -81,15 +81,7 @@ def swapped(page: Page, act: Callable[[], None]) -> None:
     The page's scripts must have run first: a key pressed before its handler is attached
     asks nothing (seen once under load, after a navigation)."""
     page.wait_for_load_state("load")
-    page.evaluate(
-        """() => {
-            window.swapMs = null;
-            document.addEventListener('click', () => { window.tapAt = performance.now(); },
-                                      {capture: true, once: true});
-            document.body.addEventListener('htmx:afterSettle', () => {
-                window.swapMs = performance.now() - window.tapAt; }, {once: true});
-        }"""
-    )
+    page.evaluate(TIME_THE_SWAP)
     act()
     page.wait_for_function("window.swapMs !== null")
     TIMES.append(page.evaluate("window.swapMs") / 1000)

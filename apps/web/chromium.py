@@ -29,3 +29,14 @@ def find_chromium() -> str | None:
         if candidate and Path(candidate).exists():
             return candidate
     return None
+
+
+TIME_THE_SWAP = """() => {
+    window.swapMs = null;
+    document.addEventListener('click', () => { window.tapAt = performance.now(); },
+                              {capture: true, once: true});
+    document.body.addEventListener('htmx:afterSettle', () => {
+        window.swapMs = performance.now() - window.tapAt; }, {once: true});
+}"""
+"""A script for ``page.evaluate``: times, in the page, the next click until htmx has settled
+the server's answer (``window.swapMs``, null until then)."""

@@ -65,6 +65,21 @@ def view(
     return out
 
 
+def flag_views(state: BattleLineState) -> list[dict[str, Any]]:
+    """Each flag as card codes: each side's cards, the environment (Fog, Mud), who claimed it
+    and how many cards a side needs there (the table viewer's and the play page's flags)."""
+    return [
+        {
+            "north": [p.card for p in f.sides[0]],
+            "south": [p.card for p in f.sides[1]],
+            "environment": [p.card for p in f.environment],
+            "claimed_by": PLAYERS[f.claimed_by] if f.claimed_by >= 0 else None,
+            "size": f.size,
+        }
+        for f in state.flags
+    ]
+
+
 def table(state: BattleLineState) -> dict[str, Any]:
     """What is on the table, as card codes: each flag's sides, environment, owner and
     size; the hands; the decks' sizes; the discards; the claims made; whose turn."""
@@ -75,16 +90,7 @@ def table(state: BattleLineState) -> dict[str, Any]:
         "over": state.is_terminal(),
         "winner": PLAYERS[state.winner] if state.winner >= 0 else None,
         "end_reason": state.end_reason,
-        "flags": [
-            {
-                "north": [p.card for p in f.sides[0]],
-                "south": [p.card for p in f.sides[1]],
-                "environment": [p.card for p in f.environment],
-                "claimed_by": PLAYERS[f.claimed_by] if f.claimed_by >= 0 else None,
-                "size": f.size,
-            }
-            for f in state.flags
-        ],
+        "flags": flag_views(state),
         "hands": {"north": list(state.hands[0]), "south": list(state.hands[1])},
         "decks": {"troop": state.deck_size(0), "tactics": state.deck_size(1)},
         "discards": {"north": list(state.discards[0]), "south": list(state.discards[1])},

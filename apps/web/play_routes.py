@@ -28,6 +28,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from battlejudge.apps.web import play_work
 from battlejudge.apps.web import table as table_mod
 from battlejudge.apps.web.game_routes import face
+from battlejudge.apps.web.game_work import flag_views
 from battlejudge.apps.web.routes import answer_view, client, is_fragment, render
 from battlejudge.engines.battleline.actions import CLAIM
 from battlejudge.engines.battleline.cards import FLAG_WORD, THEMES
@@ -262,15 +263,7 @@ def play_view(table: Table, seat: int, pick: int | None) -> dict[str, Any]:
         "over": state.is_terminal(),
         "winner": PLAYERS[state.winner] if state.winner in (0, 1) else None,
         "end_reason": state.end_reason,
-        "flags": [
-            {
-                "north": [p.card for p in f.sides[0]],
-                "south": [p.card for p in f.sides[1]],
-                "environment": [p.card for p in f.environment],
-                "claimed_by": PLAYERS[f.claimed_by] if f.claimed_by >= 0 else None,
-            }
-            for f in state.flags
-        ],
+        "flags": flag_views(state),
         "hand": hand,
         "playable": playable,
         "other_hand": len(state.hands[1 - seat]),
