@@ -77,11 +77,12 @@ class Observation:
         return out
 
     def opp_hand_counts(self) -> tuple[int, int]:
-        """How many troops and tactics the opponent holds (derived from public counts)."""
-        troops, tactics = (
-            len(self.unseen[d]) - (self.deck_sizes[d] - self._known_count(d)) for d in (0, 1)
-        )
-        return troops, tactics
+        """How many troops and tactics the opponent holds (derived from public counts): the
+        troops unseen and not in the troop deck, and the rest of his hand. (Counting the
+        unseen tactics instead would be wrong in a troops-only game, where the tactics are
+        unseen but not in the game.)"""
+        troops = len(self.unseen[0]) - (self.deck_sizes[0] - self._known_count(0))
+        return troops, self.opp_hand_size - troops
 
     def _known_count(self, deck: int) -> int:
         return sum(1 for c in self.known_top[deck] if c != UNKNOWN)
@@ -90,13 +91,15 @@ class Observation:
         """A uniformly random assignment of the unseen cards consistent with this view."""
         opp_hand: list[CardCode] = []
         decks: list[list[CardCode]] = []
+        held = self.opp_hand_counts()
         for d in (0, 1):
             pool = list(self.unseen[d])
             rng.shuffle(pool)
             unknown_in_deck = self.deck_sizes[d] - self._known_count(d)
-            if unknown_in_deck < 0 or unknown_in_deck > len(pool):
+            if unknown_in_deck < 0 or held[d] < 0 or unknown_in_deck + held[d] > len(pool):
                 raise ValueError("observation is inconsistent: deck sizes do not add up")
-            in_deck, in_hand = pool[:unknown_in_deck], pool[unknown_in_deck:]
+            in_deck = pool[:unknown_in_deck]
+            in_hand = pool[unknown_in_deck : unknown_in_deck + held[d]]
             opp_hand += in_hand
             known = self.known_top[d]
             n_unknown_top = sum(1 for c in known if c == UNKNOWN)
