@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from battlejudge.cli.common import EXIT_OK, Renamed, emit_json, log_options, open_log
+from battlejudge.cli.games import bot_options, bot_settings
 
 
 @click.command()
@@ -156,22 +157,23 @@ def referee(
     "--engine",
     "engine",
     cls=Renamed,
-    type=click.Choice(["random", "heuristic", "search"]),
+    type=click.Choice(["random", "heuristic", "search", "expert"]),
     default="heuristic",
     show_default=True,
     help="Which of our bots answers.",
 )
-@click.option(
-    "--budget",
-    default=1.0,
-    show_default=True,
-    type=click.FloatRange(min=0.001),
-    help="The search bot's thinking time per move, in seconds.",
-)
+@bot_options
 @click.option("--seed", default=0, show_default=True, type=int, help="The bot's seed.")
 @click.option("--name", default=None, help="The name the bot gives (default battlejudge-ENGINE).")
 @click.option("-v", "--verbose", is_flag=True, help="Log every decision on stderr.")
-def bot(engine: str, budget: float, seed: int, name: str | None, verbose: bool) -> None:
+def bot(
+    engine: str,
+    budget: float | None,
+    iterations: int | None,
+    seed: int,
+    name: str | None,
+    verbose: bool,
+) -> None:
     """Play one of our bots through the community bot protocol on stdin/stdout (for
     ``battlejudge referee`` or any referee of the protocol). Exits at the end of input
     or on SIGTERM; logs go to stderr."""
@@ -183,9 +185,10 @@ def bot(engine: str, budget: float, seed: int, name: str | None, verbose: bool) 
         level=logging.INFO if verbose else logging.WARNING,
         format=f"battlejudge bot ({engine}): %(message)s",
     )
-    options = {"budget_s": budget} if engine == "search" else {}
     client = ProtocolClient(
-        make_bot(engine, seed, **options), name or f"battlejudge-{engine}", seed
+        make_bot(engine, seed, **bot_settings(budget, iterations)),
+        name or f"battlejudge-{engine}",
+        seed,
     )
     try:
         client.run(sys.stdin, sys.stdout)

@@ -69,6 +69,7 @@ OPTIONS: dict[str, dict[str, int]] = {
     "random": {},
     "heuristic": {},
     "search": {"iterations": 6},
+    "expert": {"iterations": 6},
 }
 
 
@@ -148,7 +149,7 @@ def test_whole_games_are_legal_and_finish(name: str) -> None:
         {"environment_removable": "false"},
         {"deck": "troops"},  # the bot protocol's game: no tactic card anywhere
     ]
-    games = 4 if name == "search" else 8
+    games = 4 if name in ("search", "expert") else 8
     for seed in range(games):
         bot = make_bot(name, seed, **OPTIONS[name])
         other = make_bot("random", 100 + seed)

@@ -18,6 +18,7 @@ from typing import Any
 
 from battlejudge.engines.battleline import position as positions
 from battlejudge.engines.battleline.actions import CARD, CLAIM, DRAW, END_CLAIMS, Action
+from battlejudge.engines.battleline.bots.expert import ExpertBot
 from battlejudge.engines.battleline.bots.heuristic import HeuristicBot
 from battlejudge.engines.battleline.bots.random_bot import RandomBot
 from battlejudge.engines.battleline.bots.search import SearchBot
@@ -264,7 +265,12 @@ def _entry(name: str, title: str, defaults: dict[str, str]) -> GameInfo:
         seats=(PLAYERS[NORTH], PLAYERS[SOUTH]),
         new_game=new_game,
         deserialize=BattleLineState.deserialize,
-        bots={"random": RandomBot, "heuristic": HeuristicBot, "search": SearchBot},
+        bots={
+            "random": RandomBot,
+            "heuristic": HeuristicBot,
+            "search": SearchBot,
+            "expert": ExpertBot,
+        },
         render=_render,
         records=BLG,
         options=OPTIONS,

@@ -413,7 +413,7 @@ class Position:
 class Evaluator:
     """Flag win chances and the game value from one player's position."""
 
-    def __init__(self, pos: Position | Observation) -> None:
+    def __init__(self, pos: Position | Observation, *, hand_p: float = HAND_P) -> None:
         if isinstance(pos, Observation):
             pos = Position.from_observation(pos)
         self.pos = pos
@@ -436,12 +436,30 @@ class Evaluator:
             p_opp[c] = q_opp
         for c in pos.hand:
             if c < 60:
-                p_me[c] = HAND_P
+                p_me[c] = hand_p
+        self._set_probabilities(p_me, p_opp)
+
+    def _set_probabilities(self, p_me: list[float], p_opp: list[float]) -> None:
         self.p_me = Probs(p_me, "me")
         self.p_opp = Probs(p_opp, "opp")
         self._variants: dict[tuple[int, ...], Probs] = {(): self.p_me}
         self._dists: dict[tuple[object, ...], Dist] = {}
         self._chances: dict[tuple[object, ...], float] = {}
+
+    @classmethod
+    def with_probabilities(
+        cls, pos: Position, p_me: Sequence[float], p_opp: Sequence[float]
+    ) -> Evaluator:
+        """The evaluation of ``pos`` with given chances, per troop, that each player gets
+        it (instead of the ones worked out from the cards he cannot see): a search that
+        knows one deal of the hidden cards says who holds or will draw what."""
+        ev = cls.__new__(cls)
+        ev.pos = pos
+        ev.player = pos.player
+        ev.flags = pos.flags
+        ev.rules_pool = reach.pool_from([c for c in range(60) if c not in pos.face_up])
+        ev._set_probabilities(list(p_me), list(p_opp))
+        return ev
 
     def with_flags(self, flags: list[FlagView]) -> Evaluator:
         """The same player's evaluation of a table changed at a few flags, sharing this

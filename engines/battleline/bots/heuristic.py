@@ -15,7 +15,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from battlejudge.engines.battleline.actions import (
     CLAIM,
@@ -97,14 +97,20 @@ def _minus(cards: list[int], card: int) -> list[int]:
 
 
 def score_plays(
-    obs: Observation | Position, actions: list[Action], ev: Evaluator | None = None
+    obs: Observation | Position,
+    actions: list[Action],
+    ev: Evaluator | None = None,
+    value: Callable[[Sequence[float]], float] = game_value,
+    cost_scale: float = 1.0,
 ) -> list[tuple[float, Action]]:
     """Each play-phase action with the change in game value it brings (tactics net of
     their cost), best first (ties in the order given). ``ev``, if given, is the
-    evaluator of ``obs`` to use (sharing its caches)."""
+    evaluator of ``obs`` to use (sharing its caches); ``value`` turns the flags' win
+    chances into the value compared (default the heuristic's :func:`game_value`), and
+    tactics' costs are counted ``cost_scale`` times on that scale."""
     ev = ev or Evaluator(obs)
     base = ev.chances()
-    base_v = game_value(base)
+    base_v = value(base)
     without: dict[int, list[float]] = {}
 
     def chances_without(card: int) -> list[float]:
@@ -132,7 +138,7 @@ def score_plays(
                 ps[f] = ev.flag_chance(view, size=4)
             cost = TACTIC_COST.get(c, 0.0)
         elif a.kind == SCOUT:
-            scored.append((SCOUT_VALUE, a))
+            scored.append((SCOUT_VALUE * cost_scale, a))
             continue
         elif a.kind == REDEPLOY:
             cost = TACTIC_COST[REDEPLOY_CARD]
@@ -152,7 +158,7 @@ def score_plays(
         elif a.kind == PASS:
             scored.append((0.0, a))
             continue
-        scored.append((game_value(ps) - base_v - cost, a))
+        scored.append((value(ps) - base_v - cost * cost_scale, a))
     scored.sort(key=lambda t: -t[0])
     return scored
 

@@ -49,7 +49,11 @@ from battlejudge.engines.battleline.actions import DRAW, PASS, PLAY, RETURN, Act
 from battlejudge.engines.battleline.bots import heuristic
 from battlejudge.engines.battleline.bots.base import Bot
 from battlejudge.engines.battleline.bots.evaluate import Evaluator, Position, game_value
-from battlejudge.engines.battleline.bots.observation import Observation, observe
+from battlejudge.engines.battleline.bots.observation import (
+    Determinization,
+    Observation,
+    observe,
+)
 from battlejudge.engines.battleline.cards import FOG, LEADERS, MORALE
 from battlejudge.engines.battleline.state import DRAW_GAME, PLAY_PHASE, BattleLineState
 from battlejudge.engines.game import CHANCE
@@ -129,11 +133,21 @@ class SearchBot(Bot):
         obs = observe(state, state.current_player())
         if obs.phase != "play":
             return heuristic.choose(obs, actions)
-        ranked = heuristic.score_plays(obs, actions)
+        ranked = self.rank(obs, actions)
         cands = [a for _, a in ranked[: self.candidates]]
         if len(cands) == 1:
             return cands[0]
         return self.search(state, obs, cands, start)
+
+    def rank(self, obs: Observation, actions: list[Action]) -> list[tuple[float, Action]]:
+        """The play-phase actions scored, best first: the candidates are the first
+        ``candidates`` of them (here the heuristic's ranking)."""
+        return heuristic.score_plays(obs, actions)
+
+    def sample(self, obs: Observation) -> Determinization:
+        """One deal of the cards ``obs``'s player cannot see (here uniform over what is
+        consistent with his view)."""
+        return obs.determinize(self.rng)
 
     def search(
         self,
@@ -166,7 +180,7 @@ class SearchBot(Bot):
                 per_deal = (now - t0) / deals
                 if now + per_deal - start > (self.budget_s or 0.0):
                     break
-            det = obs.determinize(self.rng)
+            det = self.sample(obs)
             deal = template.clone()
             deal.fix_hidden({1 - me: det.opp_hand}, det.decks)
             seed = self.rng.getrandbits(64)
@@ -219,9 +233,13 @@ class SearchBot(Bot):
             s.apply_action_unchecked(a)
         if s.is_terminal():
             return 0.5 if s.winner == DRAW_GAME else 1.0 if s.winner == me else 0.0
+        return self.leaf_value(s, me)
+
+    def leaf_value(self, s: BattleLineState, me: int) -> float:
+        """The value for ``me`` in [0, 1] of a deal's position where the simulation stops:
+        the heuristic's game value, tactics still in hand counted as the heuristic prices
+        them (so that spending one is not free here either), squashed to a win chance."""
         v = game_value(Evaluator(Position.from_state(s, me)).chances())
-        # Tactics still in hand count as the heuristic prices them, so that spending
-        # one is not free here either.
         v += heuristic.tactics_held_value(s.hands[me], s.leader_played[me])
         return 1.0 / (1.0 + math.exp(-(v - EVEN) / SCALE))
 
