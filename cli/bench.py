@@ -1087,3 +1087,63 @@ def bench_battleplan(
             f"{'yes' if r.same_answer else 'NO'})"
         )
     click.echo(f"  target whole command <= {bp.TARGET_S:g} s: {'met' if met else 'MISSED'}")
+
+
+@bench.command("bots")
+@click.option("--bot", "name", default="expert", show_default=True, help="The bot measured.")
+@click.option(
+    "--baseline", default="search", show_default=True, help="The bot it plays and is compared to."
+)
+@click.option("--budget", default=0.2, show_default=True, type=click.FloatRange(min=0.001))
+@click.option("--games", default=2, show_default=True, type=click.IntRange(min=1))
+@click.option("--deck", type=click.Choice(["full", "troops"]), default="full", show_default=True)
+@click.option("--seed", default=1, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def bench_bots(
+    name: str, baseline: str, budget: float, games: int, deck: str, seed: int, as_json: bool
+) -> None:
+    """Seconds, search iterations and peak memory per decision of a searching bot against
+    the baseline it plays (whole games at --budget seconds per move). Strength is the
+    tournament's: `battlejudge tournament --bots expert,search --budget S` (README)."""
+    from battlejudge.engines.battleline.bots.measure import measure_moves
+    from battlejudge.engines.battleline.game import GAME
+
+    def make(i: int) -> tuple[Any, Any]:
+        return (
+            GAME.make_bot(name, seed + 2 * i, budget_s=budget),
+            GAME.make_bot(baseline, seed + 2 * i + 1, budget_s=budget),
+        )
+
+    a, b = measure_moves(GAME, make, games, seed, {"deck": deck})
+    sa, sb = a.summary(), b.summary()
+    figures = {
+        "budget_s": budget,
+        "deck": deck,
+        "games": games,
+        name: sa,
+        baseline: sb,
+        "ratio_median_s": sa.get("median_s", 0.0) / max(1e-9, sb.get("median_s", 0.0)),
+        "ratio_peak_mib": sa.get("peak_mib", 0.0) / max(1e-9, sb.get("peak_mib", 0.0)),
+    }
+    if as_json:
+        emit_json(figures)
+        return
+    click.echo(
+        f"bench bots: {name} against {baseline}, {games} games, {deck} deck, budget {budget} s"
+    )
+    click.echo(
+        f"  {'bot':<10}{'moves':>7}{'median s':>10}{'p95 s':>9}{'max s':>9}{'iter':>7}"
+        f"{'peak MiB':>10}"
+    )
+    for who, s in ((name, sa), (baseline, sb)):
+        if not s.get("decisions"):
+            click.echo(f"  {who:<10}{0:>7}")
+            continue
+        click.echo(
+            f"  {who:<10}{s['decisions']:>7.0f}{s['median_s']:>10.3f}{s['p95_s']:>9.3f}"
+            f"{s['max_s']:>9.3f}{s['median_iterations']:>7.0f}{s['peak_mib']:>10.1f}"
+        )
+    click.echo(
+        f"  ratio {name}/{baseline}: {figures['ratio_median_s']:.2f}x the time per move, "
+        f"{figures['ratio_peak_mib']:.2f}x the peak memory per move"
+    )

@@ -166,3 +166,29 @@ def test_expert_plays_whole_games_and_replays(options: dict[str, str] | None) ->
     first = game()
     assert first == game()
     assert "expert" in first
+
+
+def test_endgame_search_takes_the_known_deal() -> None:
+    # A troops-only game played by the heuristic until both decks are empty: nothing is
+    # hidden any more, and the expert searches the one deal there is.
+    for seed in range(40):
+        state = GAME.start({"deck": "troops"}, Setup(certify=False))
+        assert isinstance(state, BattleLineState)
+        rng = random.Random(seed)
+        heuristic = make_bot("heuristic", seed)
+        while not state.is_terminal():
+            me = state.current_player()
+            if me == -1:
+                state.apply_action(sample_chance(state, rng))
+                continue
+            obs = observe(state, me)
+            if obs.phase == "play" and expert.known_hands(obs) and len(state.legal_actions()) > 2:
+                bot = expert.ExpertBot(seed=1, iterations=1000)
+                action = bot.step(state)
+                assert action in state.legal_actions()
+                assert bot.last.deals == 1 and bot.last.means
+                assert str(action) in bot.last.means
+                assert bot.last.means[str(action)] == max(bot.last.means.values())
+                return
+            state.apply_action(heuristic.step(state))
+    pytest.fail("no heuristic game emptied both decks")

@@ -36,15 +36,28 @@ community protocol's) alike.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Sequence
 
 from battlejudge.engines.battleline.actions import Action
 from battlejudge.engines.battleline.bots import heuristic
 from battlejudge.engines.battleline.bots.evaluate import Evaluator, Position
 from battlejudge.engines.battleline.bots.observation import Determinization, Observation
-from battlejudge.engines.battleline.bots.search import Reply, SearchBot
+from battlejudge.engines.battleline.bots.search import (
+    Reply,
+    SearchBot,
+    SearchStats,
+    playout_decision,
+)
 from battlejudge.engines.battleline.cards import FOG
-from battlejudge.engines.battleline.state import FLAGS, BattleLineState, flags_win
+from battlejudge.engines.battleline.state import (
+    DRAW_GAME,
+    FLAGS,
+    PLAY_PHASE,
+    BattleLineState,
+    flags_win,
+)
+from battlejudge.engines.game import CHANCE
 from battlejudge.solver.battleline import reach
 
 COST_SCALE = 0.4
@@ -58,6 +71,8 @@ PLAY_RATE = 0.7
 """The chance that a player holding a troop that completes a Phalanx or better plays it."""
 TRIES = 12
 """Deals drawn at most for one kept deal (the inference's rejection sampling)."""
+REPLIES = 6
+"""The opponent's replies the endgame search tries against each candidate."""
 
 
 def _outcome(mask: int) -> float:
@@ -86,7 +101,7 @@ def win_probability(p: Sequence[float]) -> float:
     return sum(w * o for w, o in zip(dist, OUTCOME, strict=True))
 
 
-def rank(obs: Observation, actions: list[Action]) -> list[tuple[float, Action]]:
+def rank(obs: Observation | Position, actions: list[Action]) -> list[tuple[float, Action]]:
     """The play-phase actions scored by the change they bring to :func:`win_probability`
     (tactics net of their scaled price), best first: the expert's one-ply judgement."""
     ev = Evaluator(obs, hand_p=HAND_P)
@@ -214,6 +229,76 @@ class ExpertBot(SearchBot):
             det = obs.determinize(self.rng)
         return det
 
+    def search(
+        self,
+        state: BattleLineState,
+        obs: Observation,
+        cands: list[Action],
+        start: float | None = None,
+    ) -> Action:
+        """With both decks empty, :meth:`endgame`; else the search bot's loop."""
+        if known_hands(obs):
+            return self.endgame(state, obs, cands, start)
+        return super().search(state, obs, cands, start)
+
+    def endgame(
+        self,
+        state: BattleLineState,
+        obs: Observation,
+        cands: list[Action],
+        start: float | None = None,
+    ) -> Action:
+        """Both decks empty: the one deal there is, searched two plies deep. Each candidate
+        (in rank order) meets the opponent's ``REPLIES`` best replies by :func:`rank` from his
+        (now complete) view, and is worth its worst outcome; the best candidate is played.
+        The budget (or ``iterations`` leaves) stops the search after the candidate under way,
+        and the best of the candidates done is played."""
+        start = time.perf_counter() if start is None else start
+        me = obs.player
+        deal = state.clone()
+        deal.certify = False
+        det = obs.determinize(self.rng)
+        deal.fix_hidden({1 - me: det.opp_hand}, det.decks)
+        best, best_value, leaves = cands[0], -1.0, 0
+        means: dict[str, float] = {}
+        for cand in cands:
+            s = deal.clone()
+            s.apply_action_unchecked(cand)
+            settle(s)
+            value = self._reply_value(s, me)
+            leaves += max(1, REPLIES)
+            means[str(cand)] = round(value, 4)
+            if value > best_value:
+                best, best_value = cand, value
+            if self.iterations is not None:
+                if leaves >= self.iterations:
+                    break
+            elif time.perf_counter() - start > (self.budget_s or 0.0):
+                break
+        self.last = SearchStats(
+            iterations=leaves, deals=1, seconds=time.perf_counter() - start, means=means
+        )
+        return best
+
+    def _reply_value(self, s: BattleLineState, me: int) -> float:
+        """The worst, for ``me``, of the opponent's best replies in ``s`` (his play-phase
+        decision, or the game's end)."""
+        if s.is_terminal():
+            return 0.5 if s.winner == DRAW_GAME else 1.0 if s.winner == me else 0.0
+        opp = s.current_player()
+        replies = [a for _, a in rank(Position.from_state(s, opp), s.legal_actions())[:REPLIES]]
+        worst = 1.0
+        for reply in replies:
+            t = s.clone()
+            t.apply_action_unchecked(reply)
+            settle(t)
+            if t.is_terminal():
+                v = 0.5 if t.winner == DRAW_GAME else 1.0 if t.winner == me else 0.0
+            else:
+                v = self.leaf_value(t, me)
+            worst = min(worst, v)
+        return worst
+
     def leaf_value(self, s: BattleLineState, me: int) -> float:
         """:func:`win_probability` of the flags judged on the deal's cards
         (:func:`deal_probabilities`), plus the tactics still in hand at their scaled price
@@ -222,3 +307,23 @@ class ExpertBot(SearchBot):
         ev = Evaluator.with_probabilities(Position.from_state(s, me), p_me, p_opp)
         held = heuristic.tactics_held_value(s.hands[me], s.leader_played[me])
         return win_probability(ev.chances()) + COST_SCALE * held
+
+
+def settle(s: BattleLineState) -> None:
+    """Play ``s`` on to the next play-phase decision, or its end: claims the rules allow are
+    made, other decisions are the playouts' (:func:`~.search.playout_decision`), and chance
+    takes the deal's fixed order."""
+    while not s.is_terminal():
+        p = s.current_player()
+        if p == CHANCE:
+            s.apply_action_unchecked(s.chance_outcomes()[0][0])
+        elif s.phase == PLAY_PHASE:
+            return
+        else:
+            s.apply_action_unchecked(playout_decision(s, p))
+
+
+def known_hands(obs: Observation) -> bool:
+    """Whether nothing is hidden from ``obs``'s player: both decks are empty, so every card
+    he cannot see is in the opponent's hand."""
+    return obs.deck_sizes == (0, 0)

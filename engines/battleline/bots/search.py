@@ -227,13 +227,18 @@ class SearchBot(Bot):
                 if s.turn == reply_turn and opp_ev is not None:
                     a = heuristic_action(s, p, opp_ev)
                 else:
-                    a = policy_action(s, p, rng, self.epsilon)
+                    a = self.later_action(s, p, rng)
             else:
                 a = playout_decision(s, p)
             s.apply_action_unchecked(a)
         if s.is_terminal():
             return 0.5 if s.winner == DRAW_GAME else 1.0 if s.winner == me else 0.0
         return self.leaf_value(s, me)
+
+    def later_action(self, s: BattleLineState, player: int, rng: random.Random) -> Action:
+        """A play-phase action in a simulation after the opponent's reply (``horizon`` > 2):
+        here the fast playout policy's."""
+        return policy_action(s, player, rng, self.epsilon)
 
     def leaf_value(self, s: BattleLineState, me: int) -> float:
         """The value for ``me`` in [0, 1] of a deal's position where the simulation stops:

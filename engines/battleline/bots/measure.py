@@ -1,0 +1,104 @@
+"""What a bot's moves cost: seconds and memory per decision, and the search's iterations
+(for ``battlejudge bench bots``).
+
+:func:`measure_moves` plays whole games between two bots and times every decision that was
+a real choice for a searching bot (:attr:`SearchBot.last` changed), then replays a sample
+of those decisions under ``tracemalloc`` with the same number of iterations to find the
+peak memory a decision allocates (tracemalloc slows Python down, so the timing is taken
+without it).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from battlejudge.engines.battleline.bots.base import BotLike
+from battlejudge.engines.battleline.bots.search import SearchBot
+from battlejudge.engines.battleline.state import BattleLineState
+from battlejudge.engines.game import CHANCE, sample_chance
+from battlejudge.engines.games import GameInfo, Setup
+
+
+@dataclass
+class MoveCosts:
+    """One bot's searched decisions: seconds, iterations and sampled peak bytes each."""
+
+    name: str
+    seconds: list[float] = field(default_factory=list)
+    iterations: list[int] = field(default_factory=list)
+    peak_bytes: list[int] = field(default_factory=list)
+
+    def summary(self) -> dict[str, float]:
+        """Median and 95th percentile of the seconds, median iterations, largest peak (MiB)."""
+        if not self.seconds:
+            return {"decisions": 0}
+        secs = sorted(self.seconds)
+        return {
+            "decisions": len(secs),
+            "median_s": statistics.median(secs),
+            "p95_s": secs[min(len(secs) - 1, int(0.95 * len(secs)))],
+            "max_s": secs[-1],
+            "median_iterations": statistics.median(self.iterations),
+            "peak_mib": max(self.peak_bytes, default=0) / 2**20,
+        }
+
+
+def measure_moves(
+    game: GameInfo,
+    make: Callable[[int], tuple[BotLike, BotLike]],
+    games: int,
+    seed: int,
+    options: Mapping[str, str] | None = None,
+    memory_samples: int = 6,
+) -> tuple[MoveCosts, MoveCosts]:
+    """Play ``games`` games (seats swapped every other game; ``make(i)`` builds game i's two
+    bots, first the one measured as ``a``) and return each bot's costs. The memory of
+    ``memory_samples`` decisions per bot is measured again with ``iterations`` fixed."""
+    import random
+
+    costs = (MoveCosts("a"), MoveCosts("b"))
+    replays: tuple[list[tuple[BattleLineState, int]], list[tuple[BattleLineState, int]]] = (
+        [],
+        [],
+    )
+    for i in range(games):
+        bots = make(i)
+        costs[0].name, costs[1].name = bots[0].name, bots[1].name
+        seats = bots if i % 2 == 0 else (bots[1], bots[0])
+        state = game.start(dict(options or {}), Setup(certify=False))
+        assert isinstance(state, BattleLineState)
+        chance = random.Random(seed + i)
+        while not state.is_terminal():
+            p = state.current_player()
+            if p == CHANCE:
+                state.apply_action(sample_chance(state, chance))
+                continue
+            bot = seats[p]
+            k = 0 if bot is bots[0] else 1
+            before = getattr(bot, "last", None)
+            t0 = time.perf_counter()
+            action = bot.step(state)
+            elapsed = time.perf_counter() - t0
+            last = getattr(bot, "last", None)
+            if isinstance(bot, SearchBot) and last is not before and last is not None:
+                costs[k].seconds.append(elapsed)
+                costs[k].iterations.append(last.iterations)
+                replays[k].append((state.clone(), last.iterations))
+            state.apply_action(action)
+    for k in (0, 1):
+        sample = replays[k][:: max(1, len(replays[k]) // max(1, memory_samples))][:memory_samples]
+        for state, iterations in sample:
+            bot = make(0)[k]
+            assert isinstance(bot, SearchBot)
+            bot.iterations = max(1, iterations)
+            tracemalloc.start()
+            try:
+                bot.step(state)
+                costs[k].peak_bytes.append(tracemalloc.get_traced_memory()[1])
+            finally:
+                tracemalloc.stop()
+    return costs
