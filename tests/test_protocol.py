@@ -123,7 +123,7 @@ def _client_game(engines: tuple[str, str], seed: int) -> tuple[BattleLineState, 
     state = remove_tactics(BattleLineState())
     clients = []
     for i, engine in enumerate(engines):
-        options = {"iterations": 16} if engine == "search" else {}
+        options = {"iterations": 16} if engine in ("search", "expert") else {}
         client = ProtocolClient(make_bot(engine, seed + i, **options), f"our-{engine}", seed)
         assert client.handle(f"player {pr.SEATS[i]} name") == f"player {pr.SEATS[i]} our-{engine}"
         assert client.handle("colors color1 color2 color3 color4 color5 color6") is None
@@ -161,7 +161,12 @@ def _client_game(engines: tuple[str, str], seed: int) -> tuple[BattleLineState, 
 
 @pytest.mark.parametrize(
     ("engines", "seed"),
-    [(("random", "heuristic"), 1), (("heuristic", "random"), 2), (("search", "heuristic"), 3)],
+    [
+        (("random", "heuristic"), 1),
+        (("heuristic", "random"), 2),
+        (("search", "heuristic"), 3),
+        (("expert", "search"), 4),
+    ],
 )
 def test_our_bots_answer_legal_plays_to_the_end(engines: tuple[str, str], seed: int) -> None:
     state, plays = _client_game(engines, seed)
