@@ -418,8 +418,8 @@ def test_quote_is_not_the_first_line_of_a_long_section() -> None:
 
 @pytest.mark.skipif(not EMBEDDINGS, reason="the embedding model (the guide extra) is not installed")
 def test_model_loads_from_the_installed_package_without_network() -> None:
-    """The weights and tokenizer come from the installed wheel; no socket is ever opened and
-    the model package itself is not imported (it reconfigures the root logger)."""
+    """The weights and tokenizer come from the installed wheel; no socket is ever opened, the
+    model package itself is not imported (it reconfigures the root logger), nor is bm25s."""
     code = (
         "import socket, sys\n"
         "def refuse(*a, **k): raise OSError('network used')\n"
@@ -430,13 +430,15 @@ def test_model_loads_from_the_installed_package_without_network() -> None:
         "assert g.embedder is not None\n"
         "print(g.ask('how many strategy cards do i keep in hand?').section)\n"
         "print('wordllama' in sys.modules, 'requests' in sys.modules)\n"
+        "print('bm25s' in sys.modules, 'scipy' in sys.modules)\n"
     )
     env = {"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"}
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[:2] == ["Strategy Cards", "False False"]
+    # The shipped index is read with numpy alone: bm25s (and the scipy it imports) stay out.
+    assert done.stdout.split("\n")[:3] == ["Strategy Cards", "False False", "False False"]
 
 
 def test_importing_the_guide_loads_nothing_heavy() -> None:
@@ -444,12 +446,51 @@ def test_importing_the_guide_loads_nothing_heavy() -> None:
     code = (
         "import sys\n"
         "import battlejudge.apps.guide, battlejudge.cli.guide\n"
-        "heavy = ('numpy', 'bm25s', 'tokenizers', 'safetensors')\n"
+        "heavy = ('numpy', 'bm25s', 'tokenizers', 'safetensors', 'scipy')\n"
         "print(sorted(m for m in heavy if m in sys.modules))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_shipped_index_is_up_to_date(game: str) -> None:
+    """Every part of data/<game>.index.npz matches what the data and model build: otherwise
+    `guide ask` rebuilds it at each start (regenerate with python -m
+    battlejudge.apps.guide.reindex apps/guide/data)."""
+    assert guide(game).retriever.from_index
+    assert keyword_guide(game).retriever.from_index
+
+
+@pytest.mark.parametrize("game", ("battleline", "force-duel"))
+def test_index_ranks_like_a_fresh_build(game: str) -> None:
+    """The shipped index and one built here with bm25s rank every question alike, scores
+    included; a stale index (a changed fingerprint) is ignored, not trusted."""
+    import numpy as np
+
+    from battlejudge.apps.guide.index import read
+    from battlejudge.apps.guide.retrieve import Retriever
+
+    reference = load(game)
+    shipped = guide(game).retriever
+    built = Retriever(reference, shipped.analyzer, shipped.embedder, stored={})
+    assert not built.from_index
+    for case in load_cases(EVAL / "fresh2.toml"):
+        if case.game == game:
+            a, b = shipped.rank(case.question), built.rank(case.question)
+            assert [r.section for r in a.ranking] == [r.section for r in b.ranking]
+            assert a.confidence == pytest.approx(b.confidence, abs=1e-5)
+    stale = dict(read(game))
+    for key in ("lexical_fingerprint", "vector_fingerprint"):
+        stale[key] = np.char.add(stale[key], "-old")
+    stale["passages_data"] = stale["passages_data"] * 0.0  # would rank nothing if trusted
+    rebuilt = Retriever(reference, shipped.analyzer, shipped.embedder, stored=stale)
+    assert not rebuilt.from_index
+    question = "how many cards can i hold"
+    assert [r.section for r in rebuilt.rank(question).ranking] == [
+        r.section for r in shipped.rank(question).ranking
+    ]
 
 
 def test_disabled_embeddings_fall_back_to_keywords(monkeypatch: pytest.MonkeyPatch) -> None:

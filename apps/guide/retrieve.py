@@ -23,11 +23,14 @@ confidence; below :data:`THRESHOLD` the guide falls back.
 from __future__ import annotations
 
 import difflib
+import logging
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from battlejudge.apps.guide import index
 from battlejudge.apps.guide.embed import Embedder
 from battlejudge.apps.guide.reference import Reference, Section
 from battlejudge.apps.guide.search import Lexical
@@ -36,6 +39,8 @@ from battlejudge.apps.guide.text import FILLER, STOPWORDS, Analyzer, plain
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
+
+logger = logging.getLogger(__name__)
 
 THRESHOLD = 0.5
 """Least confidence to answer; below it the guide gives the fallback."""
@@ -130,6 +135,26 @@ def _argmax_by(
     return out
 
 
+def _text(stored: Mapping[str, NDArray[Any]], key: str) -> str:
+    """The one string stored under ``key`` (empty when absent)."""
+    value = stored.get(key)
+    return str(value.tolist()[0]) if value is not None and value.size == 1 else ""
+
+
+def _part(stored: Mapping[str, NDArray[Any]], name: str) -> dict[str, NDArray[Any]]:
+    """The arrays of one stored BM25 index (``passages_data`` -> ``data``...)."""
+    prefix = f"{name}_"
+    return {k[len(prefix) :]: v for k, v in stored.items() if k.startswith(prefix)}
+
+
+def _half(vectors: NDArray[np.float32]) -> NDArray[np.float32]:
+    """``vectors`` rounded through float16, the precision the index stores them in."""
+    import numpy as np
+
+    result: NDArray[np.float32] = vectors.astype(np.float16).astype(np.float32)
+    return result
+
+
 def _unit(values: NDArray[np.float64]) -> NDArray[np.float64]:
     """Scores divided by the largest (all zero stays all zero)."""
     top = float(values.max()) if len(values) else 0.0
@@ -204,23 +229,34 @@ def one_edit(a: str, b: str) -> bool:
 class Retriever:
     """Ranks the sections of one reference for a question (see the module docstring)."""
 
-    def __init__(self, reference: Reference, analyzer: Analyzer, embedder: Embedder | None) -> None:
+    def __init__(
+        self,
+        reference: Reference,
+        analyzer: Analyzer,
+        embedder: Embedder | None,
+        stored: Mapping[str, NDArray[Any]] | None = None,
+    ) -> None:
+        """Index ``reference``; ``stored`` is a precomputed index (:mod:`.index`; None: the one
+        shipped for the game, ``{}``: none), each part of which is used only when its
+        fingerprint matches what this reference and model would build."""
         import numpy as np
+
+        if stored is None:
+            stored = index.read(reference.game)
 
         self.reference = reference
         self.analyzer = analyzer
         self.embedder = embedder
         sections = reference.sections
         faqs = reference.faqs
-        index = {s.name: i for i, s in enumerate(sections)}
+        position = {s.name: i for i, s in enumerate(sections)}
         self._n = len(sections)
         self.passages: tuple[tuple[int, str], ...] = tuple(
             (i, p) for i, s in enumerate(sections) for p in s.passages
         )
         self._passage_section = np.array([i for i, _ in self.passages], dtype=np.int64)
         passage_terms = [self._passage_terms(sections[i], p) for i, p in self.passages]
-        self.passage_lexical = Lexical(passage_terms)
-        self._faq_section = np.array([index[f.section] for f in faqs], dtype=np.int64)
+        self._faq_section = np.array([position[f.section] for f in faqs], dtype=np.int64)
         asked = [[analyzer.terms(q) for q in f.questions] for f in faqs]
         self.question_terms: tuple[tuple[frozenset[str], ...], ...] = tuple(
             tuple(frozenset(terms) for terms in per_faq) for per_faq in asked
@@ -230,7 +266,14 @@ class Retriever:
             [t for terms in per_faq for t in terms] + analyzer.terms(f.answer or "")
             for per_faq, f in zip(asked, faqs, strict=True)
         ]
-        self.faq_lexical = Lexical(faq_terms)
+        self.lexical_fingerprint = index.fingerprint(passage_terms, faq_terms)
+        lexical_ok = _text(stored, "lexical_fingerprint") == self.lexical_fingerprint
+        if stored and not lexical_ok:
+            logger.info("guide index of %s is stale: building its BM25", reference.game)
+        self.passage_lexical = Lexical(
+            passage_terms, stored=_part(stored, "passages") if lexical_ok else None
+        )
+        self.faq_lexical = Lexical(faq_terms, stored=_part(stored, "faqs") if lexical_ok else None)
         self._question_faq = np.array(
             [k for k, f in enumerate(faqs) for _ in f.questions], dtype=np.int64
         )
@@ -264,13 +307,43 @@ class Retriever:
             if aliases
             else None
         )
+        self.vector_fingerprint = ""
         if embedder is not None:
-            self.passage_vectors = embedder.embed(
-                [f"{sections[i].name}: {p}" for i, p in self.passages]
+            passage_texts = [f"{sections[i].name}: {p}" for i, p in self.passages]
+            question_texts = [self.canonical(q) for f in faqs for q in f.questions]
+            self.vector_fingerprint = index.fingerprint(
+                embedder.identity, passage_texts, question_texts
             )
-            self.question_vectors = embedder.embed(
-                [self.canonical(q) for f in faqs for q in f.questions]
-            )
+            if _text(stored, "vector_fingerprint") == self.vector_fingerprint:
+                self.passage_vectors = stored["passage_vectors"].astype(np.float32)
+                self.question_vectors = stored["question_vectors"].astype(np.float32)
+            else:
+                if stored:
+                    logger.info("guide index of %s is stale: embedding its texts", reference.game)
+                # Stored as float16 (half the file); rounded the same way when built here, so
+                # a guide ranks alike with or without the shipped index.
+                self.passage_vectors = _half(embedder.embed(passage_texts))
+                self.question_vectors = _half(embedder.embed(question_texts))
+        self.from_index = lexical_ok and (
+            embedder is None or _text(stored, "vector_fingerprint") == self.vector_fingerprint
+        )
+        """Whether every part came from the precomputed index (the shipped one is up to date)."""
+
+    def index_arrays(self) -> dict[str, NDArray[Any]]:
+        """What :mod:`.index` stores for this reference: both BM25 indexes, the vectors (with
+        the embedding model) and the fingerprints of what they were built from."""
+        import numpy as np
+
+        arrays: dict[str, NDArray[Any]] = {
+            "lexical_fingerprint": index.text_array([self.lexical_fingerprint]),
+        }
+        for name, lexical in (("passages", self.passage_lexical), ("faqs", self.faq_lexical)):
+            arrays.update({f"{name}_{k}": v for k, v in lexical.arrays().items()})
+        if self.passage_vectors is not None and self.question_vectors is not None:
+            arrays["vector_fingerprint"] = index.text_array([self.vector_fingerprint])
+            arrays["passage_vectors"] = self.passage_vectors.astype(np.float16)
+            arrays["question_vectors"] = self.question_vectors.astype(np.float16)
+        return arrays
 
     def _passage_terms(self, section: Section, text: str) -> list[str]:
         heading = self.analyzer.terms(section.name) * HEADING_WEIGHT
