@@ -50,6 +50,9 @@ _PRONOUN = re.compile(r"(?:It|Its|They|This|That|These|Those|He|His|Then)\b")
 _NEUTRAL = frozenset({"game", "play"})
 _SETUP_INTENT = frozenset({"setup"})
 _TURN_INTENT = frozenset({"turn", "first", "start"})
+_FACT_WORDS = frozenset("who whose which many much can may when where".split())
+"""Question words that ask for one fact ("who takes the first turn?"): such a question is
+answered from the rules, not with a walkthrough."""
 _CARD_WORDS = frozenset({"card", "tactic", "strategi", "buff", "action"})
 _CARD_QUESTION = frozenset(
     "a an the card cards tactic tactics strategy buff action what whats is does do explain how "
@@ -146,9 +149,10 @@ class Guide:
         terms = self.analyzer.terms(question, True)
         unique = set(terms)
         intent = unique - _NEUTRAL
-        if intent and intent <= _SETUP_INTENT:
+        walk = not set(plain(question).split()) & _FACT_WORDS
+        if walk and intent and intent <= _SETUP_INTENT:
             return self.walkthrough("setup")
-        if "turn" in intent and intent <= _TURN_INTENT:
+        if walk and "turn" in intent and intent <= _TURN_INTENT:
             return self.walkthrough("turn")
         words = set(plain(question).split())
         for card in self.reference.cards:

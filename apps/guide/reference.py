@@ -153,6 +153,22 @@ def load(game: str) -> Reference:
     return with_faqs(reference, faq_file.read_text(encoding="utf-8"))
 
 
+OUT_OF_SCOPE_FILE = "out-of-scope.toml"
+
+
+@cache
+def out_of_scope_questions() -> tuple[str, ...]:
+    """Questions no game's rules answer (``data/out-of-scope.toml``), shared by every game: the
+    guide's examples of what to fall back on. ValueError naming the file if it is malformed."""
+    source = resources.files("battlejudge.apps.guide").joinpath("data", OUT_OF_SCOPE_FILE)
+    questions = tomllib.loads(source.read_text(encoding="utf-8")).get("questions")
+    if not isinstance(questions, list) or not all(
+        isinstance(q, str) and q.strip() for q in questions
+    ):
+        raise ValueError(f"{OUT_OF_SCOPE_FILE}: 'questions' must be a list of non-empty strings")
+    return tuple(questions)
+
+
 def sentences(text: str) -> list[str]:
     """A passage cut into sentences (after ``.``, ``!`` or ``?`` and a space before a capital)."""
     return [s for s in _SENTENCE_END.split(text) if s]
