@@ -127,6 +127,8 @@ FILLER = frozenset(
     still yet already even only also just instead otherwise anyway though although unless
     yes no maybe never always sometimes often ever again both either neither none all some
     many much more most less least few fewer several lot number numbers amount total
+    lol btw idk tbh imo iirc fyi pal dude buddy friend friends insists reckons basically summary
+    quick quickly briefly short recap
     """.split()
 )
 """Everyday words a player's question may hold that say nothing about any rule: they never make
