@@ -758,6 +758,15 @@ def test_a_question_for_one_fact_is_not_a_walkthrough() -> None:
         assert answer.score < HIGH or answer.section in ("Turn", "Ruling: Same game as Battle Line")
 
 
+def test_words_of_a_known_name_are_not_foreign() -> None:
+    """A card's other-theme name or a synonym phrase ("Day off", "ran out") is rules vocabulary
+    even though its words alone ("day", "ran") are not: it must not lower the confidence."""
+    retriever = guide("battleline").retriever
+    assert retriever.novelty("can day off remove a leader") == (0.0, 0.0)
+    assert retriever.novelty("the troop deck ran out, now what") == (0.0, 0.0)
+    assert retriever.novelty("can I sleeve the day off card")[0] > 0.0
+
+
 def test_a_card_named_in_a_rules_question_is_not_its_entry() -> None:
     """A question that names a card but asks more than what the card does is ranked like any
     rules question (fresh2: 'how many attack cards do I get' got the Attack entry at 1.0)."""

@@ -179,13 +179,13 @@ def logistic(x: float) -> float:
 
 
 CALIBRATION = {
-    "bias": -3.7,
-    "faq_cos": 4.2,
-    "coverage": 2.35,
-    "margin": 1.55,
-    "novelty": -2.8,
-    "foreign": -1.35,
-    "off_topic": -0.5,
+    "bias": -3.45,
+    "faq_cos": 4.1,
+    "coverage": 2.1,
+    "margin": 1.65,
+    "novelty": -2.7,
+    "foreign": -2.5,
+    "off_topic": -0.55,
 }
 """Coefficients of the confidence's logistic function, fitted by L2-regularised (lambda = 1)
 logistic regression of "the winning section answers" on every part of the evaluation set
@@ -194,12 +194,12 @@ computed for each question. Fitted on all parts but one, each part scored within
 the same fit on all six (leave-one-part-out), so the fit is not tied to any one part."""
 
 CALIBRATION_KEYWORDS = {
-    "bias": -2.15,
+    "bias": -1.55,
     "faq_cos": 0.0,
-    "coverage": 3.45,
-    "margin": 2.15,
-    "novelty": -1.1,
-    "foreign": -0.65,
+    "coverage": 2.55,
+    "margin": 2.55,
+    "novelty": -1.9,
+    "foreign": -1.85,
     "off_topic": 0.0,
 }
 """The same fit without the embedding model: keywords alone."""
@@ -504,7 +504,7 @@ class Retriever:
 
         foreign: list[str] = []
         content = 0
-        for word in _WORD.findall(plain(question)):
+        for word in _WORD.findall(self.analyzer.without_phrases(question)):
             if word in FILLER or len(word) < 3:  # "vs", "cn": too short to say anything
                 continue
             terms = self.analyzer.terms(word, True)

@@ -226,6 +226,13 @@ class Analyzer:
         # with the separate words (``companion cavalry`` is not ``cavalry``).
         return key.replace(" ", "") if " " in key else stem(key)
 
+    def without_phrases(self, text: str) -> str:
+        """``text`` in plain form with every multi-word name or synonym the game knows blanked
+        out ("day off", "ran out", "friendly fire"): their words say nothing foreign even when
+        each word alone ("day", "ran") is one the rules never use."""
+        s = plain(text)
+        return self._phrases.sub(" ", s) if self._phrases is not None else s
+
     def cues(self, text: str) -> list[str]:
         """Terms hinted at by the question words of ``text`` (``when``: ``turn``, ``before``...)."""
         out: list[str] = []
