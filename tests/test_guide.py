@@ -767,6 +767,30 @@ def test_words_of_a_known_name_are_not_foreign() -> None:
     assert retriever.novelty("can I sleeve the day off card")[0] > 0.0
 
 
+@pytest.mark.parametrize(
+    ("game", "shorthand", "section"),
+    [
+        ("battleplan", "can i kill two pieces w/ one atk", "Attack"),
+        ("nine-circles", "does the loser get any pts at all", "Scoring Multiple Games"),
+        ("lines-of-battle", "how does a frontal atk work", "Combat Phase"),
+        ("battleline", "if my oppo has no cards yet at a flag can i claim?", "Flags"),
+    ],
+)
+def test_chat_shorthand_reads_as_the_words_it_stands_for(
+    game: str, shorthand: str, section: str
+) -> None:
+    """Players write "atk", "w/", "pts", "oppo": the guide answers them like the written-out
+    question (each of these fell back, under 0.4, before the shorthand was expanded)."""
+    from battlejudge.apps.guide.text import expand_shorthand
+
+    written = expand_shorthand(shorthand)
+    assert written != shorthand
+    short, full = guide(game).ask(shorthand), guide(game).ask(written)
+    assert short.section == full.section == section, (short, full)
+    assert short.score == pytest.approx(full.score)
+    assert short.score >= THRESHOLD
+
+
 def test_a_card_named_in_a_rules_question_is_not_its_entry() -> None:
     """A question that names a card but asks more than what the card does is ranked like any
     rules question (fresh2: 'how many attack cards do I get' got the Attack entry at 1.0)."""

@@ -23,7 +23,7 @@ from battlejudge.apps.guide.reference import (
     sentences,
 )
 from battlejudge.apps.guide.retrieve import HIGH, THRESHOLD, Result, Retriever
-from battlejudge.apps.guide.text import Analyzer, plain
+from battlejudge.apps.guide.text import Analyzer, expand_shorthand, plain
 from battlejudge.solver.errors import InputError
 
 FALLBACK = (
@@ -145,7 +145,9 @@ class Guide:
         threshold: the answer leads with the direct answer of the fact the question clearly
         asks for (:meth:`_fact`), then quotes the sentence of the section that answers (that
         fact's, else the likeliest; not the section's first lines) and names the section.
+        Chat shorthand is read as the words it stands for ("can u" is "can you").
         """
+        question = expand_shorthand(question)
         terms = self.analyzer.terms(question, True)
         unique = set(terms)
         intent = unique - _NEUTRAL

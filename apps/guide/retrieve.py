@@ -37,7 +37,7 @@ from battlejudge.apps.guide import index
 from battlejudge.apps.guide.embed import Embedder
 from battlejudge.apps.guide.reference import Reference, Section, out_of_scope_questions
 from battlejudge.apps.guide.search import Lexical
-from battlejudge.apps.guide.text import FILLER, STOPWORDS, Analyzer, plain
+from battlejudge.apps.guide.text import FILLER, STOPWORDS, Analyzer, expand_shorthand, plain
 
 if TYPE_CHECKING:
     import numpy as np
@@ -281,7 +281,8 @@ class Retriever:
         self._passage_section = np.array([i for i, _ in self.passages], dtype=np.int64)
         passage_terms = [self._passage_terms(sections[i], p) for i, p in self.passages]
         self._faq_section = np.array([position[f.section] for f in faqs], dtype=np.int64)
-        asked = [[analyzer.terms(q) for q in f.questions] for f in faqs]
+        # Ways of asking are read as questions are (shorthand written out), so both match alike.
+        asked = [[analyzer.terms(expand_shorthand(q)) for q in f.questions] for f in faqs]
         self.question_terms: tuple[tuple[frozenset[str], ...], ...] = tuple(
             tuple(frozenset(terms) for terms in per_faq) for per_faq in asked
         )
@@ -335,7 +336,9 @@ class Retriever:
         self.vector_fingerprint = ""
         if embedder is not None:
             passage_texts = [f"{sections[i].name}: {p}" for i, p in self.passages]
-            question_texts = [self.canonical(q) for f in faqs for q in f.questions]
+            question_texts = [
+                self.canonical(expand_shorthand(q)) for f in faqs for q in f.questions
+            ]
             off_topic_texts = list(out_of_scope_questions())
             self.vector_fingerprint = index.fingerprint(
                 embedder.identity, passage_texts, question_texts, off_topic_texts
@@ -431,11 +434,12 @@ class Retriever:
     def rank(self, question: str) -> Result:
         """Every section ranked for ``question``, best first, and the winner's confidence.
 
-        Misspelt words are corrected first (:meth:`respell`).
+        Chat shorthand is written out and misspelt words are corrected first
+        (:func:`~battlejudge.apps.guide.text.expand_shorthand`, :meth:`respell`).
         """
         import numpy as np
 
-        question = self.respell(question)
+        question = self.respell(expand_shorthand(question))
         n, faqs = self._n, len(self.reference.faqs)
         terms = self.analyzer.terms(question, True)
         p_bm25 = self.passage_lexical.scores(terms)

@@ -157,6 +157,82 @@ _NUMBER_WORDS = frozenset(
 )
 
 
+SHORTHAND: dict[str, str] = {
+    "u": "you",
+    "ur": "your",
+    "ya": "you",
+    "w/": "with",
+    "w/o": "without",
+    "b4": "before",
+    "bc": "because",
+    "b/c": "because",
+    "cuz": "because",
+    "coz": "because",
+    "abt": "about",
+    "smth": "something",
+    "sth": "something",
+    "ppl": "people",
+    "pls": "please",
+    "plz": "please",
+    "thx": "thanks",
+    "tho": "though",
+    "thru": "through",
+    "dunno": "do not know",
+    "idk": "i do not know",
+    "rn": "right now",
+    "ofc": "of course",
+    "wat": "what",
+    "wut": "what",
+    "whats": "what is",
+    "wheres": "where is",
+    "whos": "who is",
+    "hows": "how is",
+    "dont": "do not",
+    "doesnt": "does not",
+    "didnt": "did not",
+    "cant": "cannot",
+    "isnt": "is not",
+    "wont": "will not",
+    "im": "i am",
+    "ive": "i have",
+    "theres": "there is",
+    "thats": "that is",
+    "dmg": "damage",
+    "atk": "attack",
+    "hp": "hit points",
+    "pcs": "pieces",
+    "pts": "points",
+    "pt": "point",
+    "tac": "tactic",
+    "tacs": "tactics",
+    "oppo": "opponent",
+    "oppos": "opponents",
+    "diff": "difference",
+    "ea": "each",
+    "approx": "about",
+}
+"""Chat shorthand players type, and the words they stand for. Expanded before anything else reads
+a question (:func:`expand_shorthand`), so keywords, misspelling repair and the sentence vectors all
+see ordinary words: the embedding model has seen "you" far more often than "u"."""
+
+_SHORTHAND = re.compile(
+    r"(?<![\w/-])("
+    + "|".join(re.escape(k) for k in sorted(SHORTHAND, key=lambda k: (-len(k), k)))
+    + r")(?![\w/'’-])",
+    re.IGNORECASE,
+)
+
+
+def expand_shorthand(text: str) -> str:
+    """``text`` with each chat shorthand of :data:`SHORTHAND` written out (``can u attack w/o
+    a die`` -> ``can you attack without a die``); other words, case and punctuation unchanged.
+
+    >>> expand_shorthand("whats the diff b/c im confused")
+    'what is the difference because i am confused'
+    """
+    return _SHORTHAND.sub(lambda m: SHORTHAND[m.group(1).lower()], text)
+
+
 @lru_cache(maxsize=1)
 def _stemmer() -> object:
     # Imported on first use: the package loads every language's stemmer, and importing the guide
