@@ -226,22 +226,22 @@ def test_bench_guide_measures_every_part_in_the_folder(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("a", "b", "expected"),
+    ("slip", "meant"),
     [
-        ("meny", "many", True),  # a letter wrong
-        ("tyed", "tied", True),
-        ("atack", "attack", True),  # a letter missing
-        ("cardss", "cards", True),  # a letter extra
-        ("crads", "cards", True),  # two neighbours swapped
-        ("cards", "cards", False),  # no slip at all
-        ("meny", "menus", False),  # two slips
-        ("crdas", "cards", False),  # swapped, but not neighbours
+        ("meny", "many"),  # a letter wrong
+        ("formaton", "formation"),  # a letter missing
+        ("cardss", "cards"),  # a letter extra
+        ("crads", "cards"),  # two neighbours swapped
+        ("cadrs", "cards"),  # a rules word before an everyday one ("cares")
+        ("afttre", "after"),  # two slips in a longer word
+        ("tottaal", "total"),
+        ("crdas", None),  # two slips in a short word: too many neighbours
+        ("xqzvk", None),  # nothing near
     ],
 )
-def test_one_edit(a: str, b: str, expected: bool) -> None:
-    from battlejudge.apps.guide.retrieve import one_edit
-
-    assert one_edit(a, b) is expected and one_edit(b, a) is expected
+def test_nearest_word(slip: str, meant: str | None) -> None:
+    """A slip of the keyboard is read as the reference word the fewest edits away."""
+    assert guide("battleline").retriever.nearest_word(slip) == meant
 
 
 @pytest.mark.skipif(not EMBEDDINGS, reason="telling real words from slips needs the tokenizer")

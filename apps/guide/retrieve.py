@@ -25,10 +25,10 @@ of the fit; below :data:`THRESHOLD` the guide falls back, and only :data:`STRONG
 
 from __future__ import annotations
 
-import difflib
 import logging
 import math
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -220,34 +220,15 @@ _WORD_ANY_CASE = re.compile(r"[A-Za-z]+")
 SPELL_LENGTH = 4
 """Shortest word the guide tries to correct (shorter ones have too many close neighbours)."""
 
-SPELL_CUTOFF = 0.8
-"""Least difflib similarity ratio for a misspelt word to be read as a reference word."""
-
-SHORT_WORD = 6
-"""Longest word for which one slip of the keyboard (a letter wrong, missing, extra or two swapped,
-the first letter kept) is also read as the word it slipped from: difflib's ratio puts
-``meny``/``many`` or ``tyed``/``tied`` under :data:`SPELL_CUTOFF`."""
+LONG_WORD = 6
+"""Shortest word in which two slips (say ``afttre`` for ``after``, ``leaggl`` for ``legal``) are
+still read as the word meant; shorter words have too many neighbours two edits away."""
 
 
-def one_edit(a: str, b: str) -> bool:
-    """True when ``a`` and ``b`` differ by exactly one edit: a letter changed, inserted, deleted,
-    or two neighbouring letters swapped (Damerau's distance 1)."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
-        if len(diff) == 1:
-            return True
-        return (
-            len(diff) == 2
-            and diff[1] == diff[0] + 1
-            and a[diff[0]] == b[diff[1]]
-            and a[diff[1]] == b[diff[0]]
-        )
-    short, long = (a, b) if len(a) < len(b) else (b, a)
-    # The first place they differ; the longer word has one letter more, so zip stops early.
-    i = next((k for k, (x, y) in enumerate(zip(short, long, strict=False)) if x != y), len(short))
-    return short[i:] == long[i + 1 :]
+def edit_limit(word: str) -> int:
+    """How many edits a misspelling of ``word``'s length may hold: 1, or 2 from
+    :data:`LONG_WORD` letters."""
+    return 2 if len(word) >= LONG_WORD else 1
 
 
 class Retriever:
@@ -311,7 +292,8 @@ class Retriever:
             [*(s.name for s in sections), *(p for _, p in self.passages)]
             + [q for f in faqs for q in (*f.questions, f.answer or "")]
         )
-        self.vocabulary: tuple[str, ...] = tuple(sorted(set(_WORD.findall(plain(words)))))
+        self._frequency = Counter(_WORD.findall(plain(words)))
+        self.vocabulary: tuple[str, ...] = tuple(sorted(self._frequency))
         self._vocabulary_set = frozenset(self.vocabulary)
         self._spellable = [w for w in self.vocabulary if len(w) >= SPELL_LENGTH]
         # With the model's tokenizer to tell a real word from a slip, misspellings are also read
@@ -402,12 +384,10 @@ class Retriever:
         """``question`` with each misspelt word replaced by the reference's word it is close to.
 
         A word of at least :data:`SPELL_LENGTH` letters that is no keyword of the reference and
-        no filler word, and within :data:`SPELL_CUTOFF` of a reference word (difflib's ratio),
-        becomes that word: ``begining`` -> ``beginning``, ``oppnent`` -> ``opponent``. With the
-        embedding model, a word its tokenizer keeps whole is a real word and stays ("world" is
-        not "would"); everyday words are candidates too, and a short word one slip from exactly
-        one candidate (:func:`one_edit`, same first letter) becomes it: ``meny`` -> ``many``,
-        ``tyed`` -> ``tied``.
+        no filler word becomes the nearest word of the reference (:meth:`nearest_word`):
+        ``begining`` -> ``beginning``, ``oppnent`` -> ``opponent``, ``cadrs`` -> ``cards``. With
+        the embedding model, a word its tokenizer keeps whole is a real word and stays ("world"
+        is not "would"), and everyday words are candidates too: ``meny`` -> ``many``.
         """
 
         def fix(m: re.Match[str]) -> str:
@@ -416,20 +396,43 @@ class Retriever:
             if len(low) < SPELL_LENGTH or low in FILLER or low in self._vocabulary_set:
                 return word
             terms = self.analyzer.terms(low, True)
-            if not terms or set(terms) <= self._known_terms:
+            if not terms:
                 return word
             if self.embedder is not None and self.embedder.is_whole_word(low):
                 return word  # a real word ("world", "charge"), just not one the rules use
-            close = difflib.get_close_matches(low, self._spellable, n=1, cutoff=SPELL_CUTOFF)
-            if close:
-                return close[0]
-            if self.embedder is not None and len(low) <= SHORT_WORD:
-                slips = [w for w in self._spellable if w[0] == low[0] and one_edit(low, w)]
-                if len(slips) == 1:  # two words one slip away: no telling which was meant
-                    return slips[0]
-            return word
+            if set(terms) <= self._known_terms:
+                # Its stem is a keyword ("gamees" is "game"): the keywords are right already,
+                # and the sentence vectors get the word itself only if it means the same.
+                near = self.nearest_word(low) if self.embedder is not None else None
+                same = near is not None and self.analyzer.terms(near, True) == terms
+                return near if near is not None and same else word
+            return self.nearest_word(low) or word
 
         return _WORD_ANY_CASE.sub(fix, question)
+
+    def nearest_word(self, word: str) -> str | None:
+        """The word of the reference that ``word`` most likely is a slip for, or None.
+
+        Candidates share its first letter and are within :func:`edit_limit` edits of it
+        (Damerau's optimal string alignment distance: a letter wrong, missing, extra, or two
+        neighbours swapped, each one edit). The fewest edits win; among equals a word of the
+        rules before an everyday word, then the word the reference uses most. Two candidates
+        still equal: no telling which was meant, None.
+        """
+        from rapidfuzz import process
+        from rapidfuzz.distance import OSA
+
+        limit = edit_limit(word)
+        pool = [w for w in self._spellable if w[0] == word[0] and abs(len(w) - len(word)) <= limit]
+        found = process.extract(word, pool, scorer=OSA.distance, score_cutoff=limit, limit=None)
+        if not found:
+            return None
+        ranked = sorted(
+            ((int(d), w not in self._vocabulary_set, -self._frequency[w], w) for w, d, _ in found)
+        )
+        if len(ranked) > 1 and ranked[0][:3] == ranked[1][:3]:
+            return None
+        return ranked[0][3]
 
     def rank(self, question: str) -> Result:
         """Every section ranked for ``question``, best first, and the winner's confidence.
