@@ -54,19 +54,23 @@ TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 FLOORS = {
     True: {
         "tuned": 0.95,
-        "heldout": 0.89,
+        "heldout": 0.92,
         "formal": 0.98,
-        "fresh": 0.87,
+        "fresh": 0.90,
         "fresh2": 0.92,
         "dev3": 0.94,
+        "dev4": 0.80,
+        "dev5": 0.81,
     },
     False: {
-        "tuned": 0.81,
-        "heldout": 0.78,
+        "tuned": 0.83,
+        "heldout": 0.80,
         "formal": 0.96,
-        "fresh": 0.75,
-        "fresh2": 0.82,
-        "dev3": 0.84,
+        "fresh": 0.81,
+        "fresh2": 0.84,
+        "dev3": 0.87,
+        "dev4": 0.65,
+        "dev5": 0.65,
     },
 }
 
