@@ -248,6 +248,17 @@ def test_nearest_word(slip: str, meant: str | None) -> None:
     assert guide("battleline").retriever.nearest_word(slip) == meant
 
 
+def test_without_rapidfuzz_questions_are_read_as_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rapidfuzz belongs to the guide extra: without it no slip is corrected, and nothing fails."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "rapidfuzz", None)  # makes `import rapidfuzz` fail
+    retriever = guide("battleline").retriever
+    assert retriever.nearest_word("formaton") is None
+    assert retriever.respell("how meny formatons") == "how meny formatons"
+    assert guide("battleline").ask("how many cards make a formation?").answered
+
+
 @pytest.mark.skipif(not EMBEDDINGS, reason="telling real words from slips needs the tokenizer")
 def test_misspellings_are_read_but_real_words_stay() -> None:
     """Slips of the keyboard are read as the word meant; a real English word the rules do not

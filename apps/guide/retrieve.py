@@ -423,10 +423,14 @@ class Retriever:
         (Damerau's optimal string alignment distance: a letter wrong, missing, extra, or two
         neighbours swapped, each one edit). The fewest edits win; among equals a word of the
         rules before an everyday word, then the word the reference uses most. Two candidates
-        still equal: no telling which was meant, None.
+        still equal: no telling which was meant, None. Without ``rapidfuzz`` (the ``guide``
+        extra) always None: the question is read as written.
         """
-        from rapidfuzz import process
-        from rapidfuzz.distance import OSA
+        try:
+            from rapidfuzz import process
+            from rapidfuzz.distance import OSA
+        except ImportError:
+            return None
 
         limit = edit_limit(word)
         pool = [w for w in self._spellable if w[0] == word[0] and abs(len(w) - len(word)) <= limit]
