@@ -60,7 +60,20 @@ GENERAL_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("start", "starts", "begin", "begins", "beginning"),
     ("end", "ends", "finish", "finishes"),
     ("setup", "set up", "sets up", "setting up", "prepare", "preparation", "preparing"),
-    ("opponent", "opponents", "enemy", "enemies", "foe", "foes", "opp", "opps"),
+    (
+        "opponent",
+        "opponents",
+        "enemy",
+        "enemies",
+        "foe",
+        "foes",
+        "opp",
+        "opps",
+        "rival",
+        "rivals",
+        "adversary",
+        "adversaries",
+    ),
     (
         "draw",
         "draws",
@@ -106,7 +119,7 @@ GENERAL_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("take", "grab", "grabs", "nick", "snatch"),
     ("look", "peek", "peeks", "glance", "check out"),
     ("turn over", "flip", "flips", "flipped"),
-    ("first", "1st"),
+    ("first", "1st", "initiative"),
     ("second", "2nd"),
     ("third", "3rd"),
     ("fourth", "4th"),
@@ -167,6 +180,8 @@ FILLER = frozenset(
     many much more most less least few fewer several lot number numbers amount total
     lol btw idk tbh imo iirc fyi pal dude buddy friend friends insists reckons basically summary
     quick quickly briefly short recap
+    legal illegal permitted forbidden banned valid invalid officially technically literally
+    honestly seriously pretty super totally definitely
     """.split()
 )
 """Everyday words a player's question may hold that say nothing about any rule: they never make
