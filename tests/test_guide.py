@@ -815,6 +815,32 @@ def test_a_card_named_in_a_rules_question_is_not_its_entry() -> None:
     assert guide("battleline").ask("explain Fog").section == "Fog"
 
 
+@pytest.mark.parametrize(
+    ("game", "question", "answers"),
+    [
+        ("battleline", "can traitor take his companion cavalry", ("Traitor", "Ruling 9")),
+        ("battleline", "his shield bearers, can i deserter them", ("Deserter", "Ruling 9")),
+        ("nine-circles", "day off his 3-headed monkey", ("Day off", "Ruling 9")),
+    ],
+)
+def test_a_card_played_on_another_card_answers_not_its_target(
+    game: str, question: str, answers: tuple[str, ...]
+) -> None:
+    """Named beside an acting card (Traitor, Deserter, Redeploy...), a card is the target: its
+    entry never says what the acting card may do to it (Companion Cavalry's entry won these)."""
+    answer = guide(game).ask(question)
+    assert answer.section is not None and answer.section.startswith(answers), answer
+
+
+def test_acting_cards_must_be_cards() -> None:
+    """A front matter naming an acting card the game does not have stops with one line."""
+    source = (EVAL.parents[2] / "apps/guide/data/battleline.md").read_text()
+    broken = source.replace('acting_cards = ["Traitor"', 'acting_cards = ["Spy"', 1)
+    assert broken != source
+    with pytest.raises(ValueError, match="acting_cards \\['Spy'\\] are not cards"):
+        parse(broken, "battleline")
+
+
 def test_out_of_scope_examples_are_our_own() -> None:
     """The shared out-of-scope examples load, and none is a question of the evaluation set (they
     must teach the guide what to decline, not memorise the answers)."""

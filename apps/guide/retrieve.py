@@ -70,6 +70,12 @@ WEIGHTS = {
 RULING_PENALTY = 0.02
 """Rulings fill the rules' gaps: where a rules section answers as well, the rules come first."""
 
+TARGET_GAP = 0.5
+"""How far under the acting card's entry the entry of a card named beside it is put (acting cards:
+:attr:`~battlejudge.apps.guide.reference.Reference.acting_cards`): in "can Traitor take his
+Shield Bearers?" Shield Bearers is the target, and its entry never says what Traitor may do to it;
+Traitor's entry or the ruling on its targets does."""
+
 _DEFINES = re.compile(r"(?:An?|The) ((?:[A-Z][\w-]* ?){1,3}) (?:is|are) |([A-Z][\w' ,-]{2,40}): ")
 """A passage that opens by defining something (``A Wedge is ...``, ``Frontal combat: ...``) is
 about that thing: its subject counts like the heading."""
@@ -290,6 +296,14 @@ class Retriever:
             [k for k, f in enumerate(faqs) for _ in f.questions], dtype=np.int64
         )
         self._ruling = np.array([s.kind == "ruling" for s in sections], dtype=np.float64)
+        self._card_terms = {
+            i: frozenset(self.analyzer.terms(s.name, True))
+            for i, s in enumerate(sections)
+            if s.kind == "card"
+        }
+        self._acting = frozenset(
+            i for i, s in enumerate(sections) if s.name in reference.acting_cards
+        )
         self._known_terms = frozenset(t for d in (*passage_terms, *faq_terms) for t in d)
         self.passage_vectors: NDArray[np.float32] | None = None
         self.question_vectors: NDArray[np.float32] | None = None
@@ -486,6 +500,7 @@ class Retriever:
                 faq_cos = np.where(faq_of >= 0, per_faq[faq_of], 0.0)
                 similarity = tuple(per_faq.tolist())
                 fused += WEIGHTS["faq_cos"] * faq_cos
+        self._below_acting(fused, terms)
         order = np.argsort(-fused, kind="stable")
         ranking = tuple(
             Ranked(
@@ -508,6 +523,19 @@ class Retriever:
             max(0.0, off_topic_cos - top.faq_cos),
         )
         return Result(ranking, self.confidence(features), features, similarity)
+
+    def _below_acting(self, fused: NDArray[np.float64], terms: list[str]) -> None:
+        """Put each card named in ``terms`` beside an acting card (its target) at least
+        :data:`TARGET_GAP` under the best acting card named, in place."""
+        present = set(terms)
+        named = [i for i, t in self._card_terms.items() if t and t <= present]
+        acting = [i for i in named if i in self._acting]
+        if not acting:
+            return
+        ceiling = max(float(fused[i]) for i in acting) - TARGET_GAP
+        for i in named:
+            if i not in self._acting:
+                fused[i] = min(float(fused[i]), ceiling)
 
     def novelty(self, question: str) -> tuple[float, float]:
         """How foreign the question's most foreign content word is to the reference, in [0, 1],
