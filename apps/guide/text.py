@@ -57,8 +57,8 @@ GENERAL_SYNONYMS: tuple[tuple[str, ...], ...] = (
         "plonk",
         "plop",
     ),
-    ("start", "starts", "begin", "begins", "beginning"),
-    ("end", "ends", "finish", "finishes"),
+    ("start", "starts", "begin", "begins", "beginning", "kick off", "kicks off", "kicked off"),
+    ("end", "ends", "finish", "finishes", "game over"),
     ("setup", "set up", "sets up", "setting up", "prepare", "preparation", "preparing"),
     (
         "opponent",
@@ -85,6 +85,8 @@ GENERAL_SYNONYMS: tuple[tuple[str, ...], ...] = (
         "replenish",
         "top up",
         "tops up",
+        "dig up",
+        "digs up",
     ),
     ("consecutive", "sequence", "sequences"),
     ("strongest", "highest", "best"),
@@ -127,7 +129,7 @@ GENERAL_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("remove", "take away", "takes away", "get rid of", "gets rid of"),
     # Irregular forms the stemmer leaves alone.
     ("deal", "dealt"),
-    ("prove", "proof", "proofs"),
+    ("prove", "proof", "proofs", "evidence"),
     ("material", "materials", "made of"),
     ("choose", "chose", "chosen", "draft", "drafts", "drafting"),
     ("hold", "held"),
@@ -181,7 +183,7 @@ FILLER = frozenset(
     lol btw idk tbh imo iirc fyi pal dude buddy friend friends insists reckons basically summary
     quick quickly briefly short recap
     legal illegal permitted forbidden banned valid invalid officially technically literally
-    honestly seriously pretty super totally definitely
+    honestly seriously pretty super totally definitely legit forever
     """.split()
 )
 """Everyday words a player's question may hold that say nothing about any rule: they never make
