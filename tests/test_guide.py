@@ -38,6 +38,7 @@ from battlejudge.apps.guide.reference import WalkthroughKind, parse, sentences, 
 from battlejudge.apps.guide.text import plain
 from battlejudge.cli.main import cli
 
+ROOT = Path(__file__).resolve().parent.parent
 EVAL = Path(__file__).parent / "guide" / "eval"
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 EMBEDDINGS = shared_embedder() is not None
@@ -261,6 +262,37 @@ def test_without_rapidfuzz_questions_are_read_as_written(monkeypatch: pytest.Mon
     assert retriever.nearest_word("formaton") is None
     assert retriever.respell("how meny formatons") == "how meny formatons"
     assert guide("battleline").ask("how many cards make a formation?").answered
+
+
+def test_guide_only_libraries_are_in_the_guide_extra() -> None:
+    """bm25s, snowballstemmer, PyStemmer and rapidfuzz serve only the guide: a plain install of
+    battlejudge does not pull them; the guide extra does, and so does the test extra (CI)."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+    def names(requirements: list[str]) -> set[str]:
+        return {re.split(r"[<>=!~;\[ ]", r, maxsplit=1)[0].lower() for r in requirements}
+
+    only_guide = {"bm25s", "snowballstemmer", "pystemmer", "rapidfuzz"}
+    assert not only_guide & names(project["dependencies"])
+    extras = project["optional-dependencies"]
+    assert only_guide <= names(extras["guide"]) and only_guide <= names(extras["test"])
+
+
+def test_without_the_guide_extra_the_guide_names_it() -> None:
+    """Without the stemmer (the guide extra), asking is one line naming the extra, exit 2."""
+    code = (
+        "import sys; sys.modules['snowballstemmer'] = None; "
+        "from battlejudge.cli.main import cli; "
+        "cli(['guide', 'battleline', 'ask', 'hand size?'])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "battlejudge: error: the rules guide's keyword search needs snowballstemmer, "
+        "which is not installed: pip install 'battlejudge[guide]'"
+    ]
 
 
 @pytest.mark.skipif(not EMBEDDINGS, reason="telling real words from slips needs the tokenizer")
