@@ -239,9 +239,11 @@ _WORD_ANY_CASE = re.compile(r"[A-Za-z]+")
 SPELL_LENGTH = 4
 """Shortest word the guide tries to correct (shorter ones have too many close neighbours)."""
 
-LONG_WORD = 6
-"""Shortest word in which two slips (say ``afttre`` for ``after``, ``leaggl`` for ``legal``) are
-still read as the word meant; shorter words have too many neighbours two edits away."""
+LONG_WORD = 8
+"""Shortest word in which two slips (say ``formmatoin`` for ``formation``) are still read as the
+word meant. Shorter words have too many neighbours two edits away: from six letters, ordinary
+words the rules never use were read as rules words ("recipe" as "revive", "halves" as "have",
+"morale" as "more"); from eight, a third as many English words are respelt at all."""
 
 
 def edit_limit(word: str) -> int:
