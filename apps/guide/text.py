@@ -126,7 +126,18 @@ GENERAL_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("third", "3rd"),
     ("fourth", "4th"),
     ("fifth", "5th"),
-    ("remove", "take away", "takes away", "get rid of", "gets rid of"),
+    (
+        "remove",
+        "take away",
+        "takes away",
+        "get rid of",
+        "gets rid of",
+        "chuck",
+        "chucks",
+        "chucked",
+        "throw out",
+        "thrown out",
+    ),
     # Irregular forms the stemmer leaves alone.
     ("deal", "dealt"),
     ("prove", "proof", "proofs", "evidence"),
@@ -184,6 +195,9 @@ FILLER = frozenset(
     quick quickly briefly short recap
     legal illegal permitted forbidden banned valid invalid officially technically literally
     honestly seriously pretty super totally definitely legit forever
+    strictly true false optional optionally mandatory compulsory required assume assuming weird
+    talking asking check checking wife husband girlfriend boyfriend gf bf roommate cousin sister
+    brother partner mom mum dad
     """.split()
 )
 """Everyday words a player's question may hold that say nothing about any rule: they never make
