@@ -327,6 +327,17 @@ def test_misspellings_are_read_but_real_words_stay() -> None:
     assert answer.section in ("Flags", "Ruling 7: Ties and who completed last"), answer
 
 
+def test_a_draw_is_a_tie_but_drawing_a_card_is_not() -> None:
+    """A draw is players' word for a tie (Force Duel's battles: the Points section); "draw a
+    card" still means drawing. "what if the battle is a draw" went to Reshuffling before."""
+    force_duel = guide("force-duel")
+    assert force_duel.ask("what if the battle is a draw").section == "Points"
+    assert force_duel.ask("on a draw do the cards still get chucked").section == "Points"
+    assert force_duel.ask("do i draw a new strategy card after each battle").section == (
+        "Strategy Cards"
+    )
+
+
 def test_fallback_sentence_is_exact() -> None:
     assert FALLBACK == (
         "I am sorry, but the answer to your question is not provided in the rules I have access to."
