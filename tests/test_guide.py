@@ -917,6 +917,16 @@ def test_out_of_scope_examples_are_our_own() -> None:
     assert examples & asked == set()
 
 
+@pytest.mark.skipif(not EMBEDDINGS, reason="the out-of-scope gap needs the sentence vectors")
+def test_out_of_scope_gap_is_signed() -> None:
+    """The confidence sees how much nearer a question is to an out-of-scope example than to the
+    winner's nearest way of asking, and also how much farther: a way of asking word for word is
+    far nearer the rules (negative gap), an opinion question nearer the examples (positive)."""
+    battleline = guide("battleline")
+    assert battleline.search("How many people can play?").features.off_topic < 0.0
+    assert battleline.search("is it smart to attack early").features.off_topic > 0.0
+
+
 # --- session ----------------------------------------------------------------------------------
 
 
