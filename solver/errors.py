@@ -62,6 +62,8 @@ EXTRAS: dict[str, tuple[str, str]] = {
         "the BattlePlan, Lines of Battle and Force Duel questions and solver bots need OR-Tools",
     ),
     "wordllama": ("guide", "the rules guide's sentence vectors need wordllama"),
+    "snowballstemmer": ("guide", "the rules guide's keyword search needs snowballstemmer"),
+    "bm25s": ("guide", "rebuilding the rules guide's keyword index needs bm25s"),
     "psycopg": ("postgres", "PostgreSQL proof logs need psycopg"),
     "ray": ("cluster", "--cluster ray (self-play and tournaments on a Ray cluster) needs Ray"),
 }

@@ -48,9 +48,12 @@ DISABLE_VARIABLE = "BATTLEJUDGE_GUIDE_EMBEDDINGS"
 class Embedder:
     """Maps texts to unit vectors: the mean of their tokens' rows in a static embedding table."""
 
-    def __init__(self, table: NDArray[np.floating], tokenizer: Any) -> None:
+    def __init__(self, table: NDArray[np.floating], tokenizer: Any, identity: str = "") -> None:
         self.table = table
         self.tokenizer = tokenizer
+        self.identity = identity
+        """Names the model and its weights file (name and size), so a precomputed index built
+        with another model is not used (:mod:`.index`)."""
 
     @property
     def dimensions(self) -> int:
@@ -126,4 +129,5 @@ def shared_embedder() -> Embedder | None:
     # Kept as stored (float16): rows are averaged in float32, and converting the whole 16 MB
     # table up front would cost start-up time for nothing.
     table = load_file(str(weights))[TENSOR]
-    return Embedder(table, Tokenizer.from_file(str(tokenizer_file)))
+    identity = f"{MODEL_PACKAGE}/{WEIGHTS.name}/{weights.stat().st_size}"
+    return Embedder(table, Tokenizer.from_file(str(tokenizer_file)), identity)

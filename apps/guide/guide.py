@@ -23,7 +23,7 @@ from battlejudge.apps.guide.reference import (
     sentences,
 )
 from battlejudge.apps.guide.retrieve import HIGH, THRESHOLD, Result, Retriever
-from battlejudge.apps.guide.text import Analyzer, plain
+from battlejudge.apps.guide.text import Analyzer, expand_shorthand, plain
 from battlejudge.solver.errors import InputError
 
 FALLBACK = (
@@ -50,7 +50,17 @@ _PRONOUN = re.compile(r"(?:It|Its|They|This|That|These|Those|He|His|Then)\b")
 _NEUTRAL = frozenset({"game", "play"})
 _SETUP_INTENT = frozenset({"setup"})
 _TURN_INTENT = frozenset({"turn", "first", "start"})
+_FACT_WORDS = frozenset("who whose which many much can may when where".split())
+"""Question words that ask for one fact ("who takes the first turn?"): such a question is
+answered from the rules, not with a walkthrough."""
 _CARD_WORDS = frozenset({"card", "tactic", "strategi", "buff", "action"})
+_CARD_QUESTION = frozenset(
+    "a an the card cards tactic tactics strategy buff action what whats is does do explain how "
+    "work works about tell me please for of this that".split()
+)
+"""The words a question may hold besides a card's names and still ask just for that card's entry
+("what does Fog do", "explain the Traitor card"); anything else ("how many", "get", "can i")
+makes it a rules question ranked like any other."""
 
 __all__ = ["FALLBACK", "HIGH", "THRESHOLD", "Answer", "Guide", "UnknownCardError"]
 
@@ -135,17 +145,27 @@ class Guide:
         threshold: the answer leads with the direct answer of the fact the question clearly
         asks for (:meth:`_fact`), then quotes the sentence of the section that answers (that
         fact's, else the likeliest; not the section's first lines) and names the section.
+        Chat shorthand is read as the words it stands for ("can u" is "can you").
         """
+        question = expand_shorthand(question)
         terms = self.analyzer.terms(question, True)
         unique = set(terms)
         intent = unique - _NEUTRAL
-        if intent and intent <= _SETUP_INTENT:
+        walk = not set(plain(question).split()) & _FACT_WORDS
+        if walk and intent and intent <= _SETUP_INTENT:
             return self.walkthrough("setup")
-        if "turn" in intent and intent <= _TURN_INTENT:
+        if walk and "turn" in intent and intent <= _TURN_INTENT:
             return self.walkthrough("turn")
+        words = set(plain(question).split())
         for card in self.reference.cards:
             card_terms = set(self.analyzer.terms(card.name))
-            if unique and unique & card_terms and unique <= card_terms | _CARD_WORDS:
+            named = {w for n in card.names for w in plain(n).split()}
+            if (
+                unique
+                and unique & card_terms
+                and unique <= card_terms | _CARD_WORDS
+                and words <= named | _CARD_QUESTION
+            ):
                 return Answer(self._card_text(card), card.name, 1.0)
         result = self.retriever.rank(question)
         if not result.ranking or result.confidence < self.threshold:
@@ -167,8 +187,10 @@ class Guide:
         Each of the section's facts scores its nearest way of asking's similarity to the question
         plus :data:`FACT_LEXICAL` times the share of the question's keyword weight it holds. The
         best is chosen when its similarity reaches :data:`FACT`; it is clear when it also leads
-        the section's next fact by :data:`FACT_MARGIN`. Without the embedding model no fact is
-        chosen: keywords alone are too weak to put words in the rules' mouth.
+        the section's next fact by :data:`FACT_MARGIN`. Only entries with an answer or a quote
+        are facts: a section's broad ways of asking help find the section, not the sentence.
+        Without the embedding model no fact is chosen: keywords alone are too weak to put words
+        in the rules' mouth.
         """
         if not result.faq_similarity:
             return None, False
@@ -191,7 +213,7 @@ class Guide:
             (
                 (result.faq_similarity[k] + FACT_LEXICAL * covered(k), k)
                 for k, faq in enumerate(self.reference.faqs)
-                if faq.section == section.name
+                if faq.section == section.name and (faq.answer or faq.quote)
             ),
             reverse=True,
         )

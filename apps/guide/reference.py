@@ -11,7 +11,8 @@ File format (see ``data/battleline.md``): TOML front matter between ``+++`` line
 
 The front matter also gives ``title``, ``setup_section`` and ``turn_section`` (the rules sections
 the walkthroughs come from), ``stopwords``, ``synonyms`` (groups, first member canonical) and
-``card_names`` (section name -> other names, e.g. the other theme's).
+``card_names`` (section name -> other names, e.g. the other theme's) and ``acting_cards`` (the
+cards played on another card: Traitor, Deserter, Redeploy).
 
 Beside each ``<id>.md``, ``<id>.toml`` holds the questions players ask, in the project's own
 words: a list of ``[[faq]]`` tables, each with the ``section`` that answers it, ``questions``
@@ -112,6 +113,9 @@ class Reference:
     synonyms: tuple[tuple[str, ...], ...] = ()
     stopwords: tuple[str, ...] = ()
     faqs: tuple[Faq, ...] = ()
+    acting_cards: frozenset[str] = frozenset()
+    """Cards played on another card (Battle Line's Traitor, Deserter and Redeploy): named with a
+    second card, their entry (or a ruling on their targets) answers, not the target's entry."""
     _by_name: Mapping[str, Section] = field(default_factory=dict, repr=False, compare=False)
 
     def section(self, name: str) -> Section:
@@ -151,6 +155,22 @@ def load(game: str) -> Reference:
     if not faq_file.is_file():
         return reference
     return with_faqs(reference, faq_file.read_text(encoding="utf-8"))
+
+
+OUT_OF_SCOPE_FILE = "out-of-scope.toml"
+
+
+@cache
+def out_of_scope_questions() -> tuple[str, ...]:
+    """Questions no game's rules answer (``data/out-of-scope.toml``), shared by every game: the
+    guide's examples of what to fall back on. ValueError naming the file if it is malformed."""
+    source = resources.files("battlejudge.apps.guide").joinpath("data", OUT_OF_SCOPE_FILE)
+    questions = tomllib.loads(source.read_text(encoding="utf-8")).get("questions")
+    if not isinstance(questions, list) or not all(
+        isinstance(q, str) and q.strip() for q in questions
+    ):
+        raise ValueError(f"{OUT_OF_SCOPE_FILE}: 'questions' must be a list of non-empty strings")
+    return tuple(questions)
 
 
 def sentences(text: str) -> list[str]:
@@ -328,6 +348,10 @@ def parse(source: str, game: str) -> Reference:
                 raise ValueError(f"{where}: card name {n!r} is used twice")
 
     card_synonyms = tuple(c.names for c in sections if c.kind == "card")
+    acting = frozenset(_str_list(meta, "acting_cards", where))
+    card_names = {s.name for s in sections if s.kind == "card"}
+    if acting - card_names:
+        raise ValueError(f"{where}: acting_cards {sorted(acting - card_names)} are not cards")
     return Reference(
         game=game,
         title=title,
@@ -336,5 +360,6 @@ def parse(source: str, game: str) -> Reference:
         walkthroughs=walkthroughs,
         synonyms=(*card_synonyms, *(tuple(g) for g in synonyms_raw)),
         stopwords=_str_list(meta, "stopwords", where),
+        acting_cards=acting,
         _by_name=by_name,
     )

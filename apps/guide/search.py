@@ -1,15 +1,16 @@
 """Keyword search: Okapi BM25 (the ``bm25s`` library) over analysed terms, plus idf coverage.
 
 Terms come from :class:`battlejudge.apps.guide.text.Analyzer` (stems, synonyms folded), so the
-documents handed to bm25s are already token lists. ``bm25s`` is imported when an index is built,
-not when this module is imported, so commands that never build an index do not load numpy.
+documents handed to bm25s are already token lists. ``bm25s`` is imported only when an index is
+built here; a guide whose precomputed index (:mod:`.index`) is up to date scores from bm25s's own
+matrix as stored (:meth:`Lexical.arrays`), so ``guide ask`` never imports bm25s and scipy.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,19 +28,67 @@ class Lexical:
     long paragraph that answers fully should not lose to a short one that merely names the topic.
     """
 
-    def __init__(self, docs: Sequence[Sequence[str]], k1: float = 1.2, b: float = 0.5) -> None:
-        import bm25s
+    def __init__(
+        self,
+        docs: Sequence[Sequence[str]],
+        k1: float = 1.2,
+        b: float = 0.5,
+        stored: Mapping[str, NDArray[Any]] | None = None,
+    ) -> None:
+        import numpy as np
 
         self._n = len(docs)
-        self._bm25: Any = None
-        if docs:
-            self._bm25 = bm25s.BM25(k1=k1, b=b, method="lucene")
-            self._bm25.index([list(d) or [EMPTY] for d in docs], show_progress=False)
+        if stored is None:
+            stored = self._build(docs, k1, b)
+        self._vocab = {str(t): i for i, t in enumerate(stored["vocab"].tolist())}
+        self._data: NDArray[np.float32] = stored["data"].astype(np.float32)
+        self._indices: NDArray[np.int64] = stored["indices"].astype(np.int64)
+        self._indptr: NDArray[np.int64] = stored["indptr"].astype(np.int64)
         self._sets = [frozenset(d) for d in docs]
         df: Counter[str] = Counter()
         for terms in self._sets:
             df.update(terms)
         self._df = df
+
+    @staticmethod
+    def _build(docs: Sequence[Sequence[str]], k1: float, b: float) -> dict[str, NDArray[Any]]:
+        """bm25s's index of ``docs``: its vocabulary in id order and its term-by-document scores
+        as a compressed sparse column matrix (``data``, ``indices``, ``indptr``)."""
+        import numpy as np
+
+        if not docs:
+            empty = np.zeros(0, dtype=np.float32)
+            return {
+                "vocab": np.array([], dtype=np.str_),
+                "data": empty,
+                "indices": empty.astype(np.int64),
+                "indptr": np.zeros(1, dtype=np.int64),
+            }
+        import bm25s
+
+        bm25: Any = bm25s.BM25(k1=k1, b=b, method="lucene")
+        bm25.index([list(d) or [EMPTY] for d in docs], show_progress=False)
+        by_id = sorted(bm25.vocab_dict.items(), key=lambda kv: kv[1])
+        if [i for _, i in by_id] != list(range(len(by_id))):
+            raise RuntimeError("bm25s vocabulary ids are not 0..n-1")
+        return {
+            "vocab": np.array([t for t, _ in by_id], dtype=np.str_),
+            "data": np.asarray(bm25.scores["data"], dtype=np.float32),
+            "indices": np.asarray(bm25.scores["indices"], dtype=np.int64),
+            "indptr": np.asarray(bm25.scores["indptr"], dtype=np.int64),
+        }
+
+    def arrays(self) -> dict[str, NDArray[Any]]:
+        """The index as arrays, to be stored and handed back as ``stored`` (:mod:`.index`)."""
+        import numpy as np
+
+        vocab = sorted(self._vocab, key=self._vocab.__getitem__)
+        return {
+            "vocab": np.array(vocab, dtype=np.str_),
+            "data": self._data,
+            "indices": self._indices,
+            "indptr": self._indptr,
+        }
 
     def __len__(self) -> int:
         return self._n
@@ -53,10 +102,13 @@ class Lexical:
         """The BM25 score of every document for ``query`` (repeated terms count again)."""
         import numpy as np
 
-        known = [t for t in query if t in self._df]
-        if not known:
-            return np.zeros(self._n, dtype=np.float32)
-        result: NDArray[np.float32] = self._bm25.get_scores(known)
+        result: NDArray[np.float32] = np.zeros(self._n, dtype=np.float32)
+        # bm25s's own scoring (its numpy backend): each term's column of precomputed scores.
+        for term in query:
+            i = self._vocab.get(term)
+            if i is not None:
+                start, end = self._indptr[i], self._indptr[i + 1]
+                np.add.at(result, self._indices[start:end], self._data[start:end])
         return result
 
     def coverage(self, query: Sequence[str], doc: int) -> float:

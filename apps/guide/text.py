@@ -39,18 +39,71 @@ in rules questions and stay searchable.
 GENERAL_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("win", "wins", "won", "winning", "winner", "winners", "victory", "victorious"),
     ("lose", "loses", "lost", "losing", "loser", "losers"),
-    ("place", "put", "puts", "lay", "lays", "laid", "position"),
-    ("start", "starts", "begin", "begins", "beginning"),
-    ("end", "ends", "finish", "finishes"),
+    (
+        "place",
+        "put",
+        "puts",
+        "lay",
+        "lays",
+        "laid",
+        "position",
+        "drop",
+        "drops",
+        "dropped",
+        "stick",
+        "sticks",
+        "slap",
+        "slaps",
+        "plonk",
+        "plop",
+    ),
+    ("start", "starts", "begin", "begins", "beginning", "kick off", "kicks off", "kicked off"),
+    ("end", "ends", "finish", "finishes", "game over"),
     ("setup", "set up", "sets up", "setting up", "prepare", "preparation", "preparing"),
-    ("opponent", "opponents", "enemy", "enemies", "foe", "foes", "opp", "opps"),
-    ("draw", "draws", "drawing", "drew", "drawn", "refill", "refresh", "replenish"),
+    (
+        "opponent",
+        "opponents",
+        "enemy",
+        "enemies",
+        "foe",
+        "foes",
+        "opp",
+        "opps",
+        "rival",
+        "rivals",
+        "adversary",
+        "adversaries",
+    ),
+    (
+        "draw",
+        "draws",
+        "drawing",
+        "drew",
+        "drawn",
+        "refill",
+        "refresh",
+        "replenish",
+        "top up",
+        "tops up",
+        "dig up",
+        "digs up",
+    ),
     ("consecutive", "sequence", "sequences"),
     ("strongest", "highest", "best"),
     ("weakest", "lowest", "worst"),
     ("beside", "next to", "alongside", "adjacent to"),
-    ("empty", "run out", "runs out", "ran out", "exhausted", "used up"),
-    ("component", "components", "box", "contents", "equipment"),
+    (
+        "empty",
+        "run out",
+        "runs out",
+        "ran out",
+        "exhausted",
+        "used up",
+        "run dry",
+        "runs dry",
+        "ran dry",
+    ),
+    ("component", "components", "box", "contents", "equipment", "kit"),
     ("two", "2"),
     ("three", "3"),
     ("four", "4"),
@@ -68,17 +121,28 @@ GENERAL_SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("take", "grab", "grabs", "nick", "snatch"),
     ("look", "peek", "peeks", "glance", "check out"),
     ("turn over", "flip", "flips", "flipped"),
-    ("first", "1st"),
+    ("first", "1st", "initiative"),
     ("second", "2nd"),
     ("third", "3rd"),
     ("fourth", "4th"),
     ("fifth", "5th"),
-    ("remove", "take away", "takes away", "get rid of", "gets rid of"),
+    (
+        "remove",
+        "take away",
+        "takes away",
+        "get rid of",
+        "gets rid of",
+        "chuck",
+        "chucks",
+        "chucked",
+        "throw out",
+        "thrown out",
+    ),
     # Irregular forms the stemmer leaves alone.
     ("deal", "dealt"),
-    ("prove", "proof", "proofs"),
+    ("prove", "proof", "proofs", "evidence"),
     ("material", "materials", "made of"),
-    ("choose", "chose", "chosen"),
+    ("choose", "chose", "chosen", "draft", "drafts", "drafting"),
     ("hold", "held"),
     ("keep", "kept"),
     ("make", "made"),
@@ -127,6 +191,13 @@ FILLER = frozenset(
     still yet already even only also just instead otherwise anyway though although unless
     yes no maybe never always sometimes often ever again both either neither none all some
     many much more most less least few fewer several lot number numbers amount total
+    lol btw idk tbh imo iirc fyi pal dude buddy friend friends insists reckons basically summary
+    quick quickly briefly short recap
+    legal illegal permitted forbidden banned valid invalid officially technically literally
+    honestly seriously pretty super totally definitely legit forever
+    strictly true false optional optionally mandatory compulsory required assume assuming weird
+    talking asking check checking wife husband girlfriend boyfriend gf bf roommate cousin sister
+    brother partner mom mum dad
     """.split()
 )
 """Everyday words a player's question may hold that say nothing about any rule: they never make
@@ -153,6 +224,90 @@ _NUMBER_WORDS = frozenset(
     "two three four five six seven eight nine ten eleven twelve fifteen sixteen twenty thirty "
     "sixty hundred".split()
 )
+
+
+SHORTHAND: dict[str, str] = {
+    "u": "you",
+    "ur": "your",
+    "ya": "you",
+    "w/": "with",
+    "w/o": "without",
+    "b4": "before",
+    "bc": "because",
+    "b/c": "because",
+    "cuz": "because",
+    "coz": "because",
+    "abt": "about",
+    "smth": "something",
+    "sth": "something",
+    "ppl": "people",
+    "pls": "please",
+    "plz": "please",
+    "thx": "thanks",
+    "tho": "though",
+    "thru": "through",
+    "dunno": "do not know",
+    "idk": "i do not know",
+    "rn": "right now",
+    "ofc": "of course",
+    "wat": "what",
+    "wut": "what",
+    "whats": "what is",
+    "wheres": "where is",
+    "whos": "who is",
+    "hows": "how is",
+    "dont": "do not",
+    "doesnt": "does not",
+    "didnt": "did not",
+    "cant": "cannot",
+    "isnt": "is not",
+    "wont": "will not",
+    "im": "i am",
+    "ive": "i have",
+    "theres": "there is",
+    "thats": "that is",
+    "dmg": "damage",
+    "atk": "attack",
+    "hp": "hit points",
+    "pcs": "pieces",
+    "pts": "points",
+    "pt": "point",
+    "tac": "tactic",
+    "tacs": "tactics",
+    "oppo": "opponent",
+    "oppos": "opponents",
+    "diff": "difference",
+    "ea": "each",
+    "approx": "about",
+    "strat": "strategy",
+    "strats": "strategies",
+    "outta": "out of",
+    "lemme": "let me",
+    "gimme": "give me",
+    "prolly": "probably",
+    "gf": "friend",
+    "bf": "friend",
+}
+"""Chat shorthand players type, and the words they stand for. Expanded before anything else reads
+a question (:func:`expand_shorthand`), so keywords, misspelling repair and the sentence vectors all
+see ordinary words: the embedding model has seen "you" far more often than "u"."""
+
+_SHORTHAND = re.compile(
+    r"(?<![\w/-])("
+    + "|".join(re.escape(k) for k in sorted(SHORTHAND, key=lambda k: (-len(k), k)))
+    + r")(?![\w/'’-])",
+    re.IGNORECASE,
+)
+
+
+def expand_shorthand(text: str) -> str:
+    """``text`` with each chat shorthand of :data:`SHORTHAND` written out (``can u attack w/o
+    a die`` -> ``can you attack without a die``); other words, case and punctuation unchanged.
+
+    >>> expand_shorthand("whats the diff b/c im confused")
+    'what is the difference because i am confused'
+    """
+    return _SHORTHAND.sub(lambda m: SHORTHAND[m.group(1).lower()], text)
 
 
 @lru_cache(maxsize=1)
@@ -223,6 +378,13 @@ class Analyzer:
         # A phrase folds onto one term made of its words run together, so it cannot collide
         # with the separate words (``companion cavalry`` is not ``cavalry``).
         return key.replace(" ", "") if " " in key else stem(key)
+
+    def without_phrases(self, text: str) -> str:
+        """``text`` in plain form with every multi-word name or synonym the game knows blanked
+        out ("day off", "ran out", "friendly fire"): their words say nothing foreign even when
+        each word alone ("day", "ran") is one the rules never use."""
+        s = plain(text)
+        return self._phrases.sub(" ", s) if self._phrases is not None else s
 
     def cues(self, text: str) -> list[str]:
         """Terms hinted at by the question words of ``text`` (``when``: ``turn``, ``before``...)."""
