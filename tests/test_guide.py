@@ -338,6 +338,19 @@ def test_a_draw_is_a_tie_but_drawing_a_card_is_not() -> None:
     )
 
 
+@pytest.mark.parametrize("embeddings", [True, False])
+def test_pro_rules_are_the_advanced_rule(embeddings: bool) -> None:
+    """Players call Battle Line's advanced rule "the pro rules" or "the pro version" (dev4 and
+    dev8 asked so); both fell back before, since "pro" is a word the rules never use."""
+    if embeddings and not EMBEDDINGS:
+        pytest.skip("the embedding model (the guide extra) is not installed")
+    battleline = guide("battleline") if embeddings else keyword_guide("battleline")
+    assert battleline.ask("what changes in the pro rules").section == "Advanced Rule"
+    assert battleline.ask("with the pro version, when do claims happen").section == (
+        "Advanced Rule"
+    )
+
+
 def test_fallback_sentence_is_exact() -> None:
     assert FALLBACK == (
         "I am sorry, but the answer to your question is not provided in the rules I have access to."
