@@ -351,6 +351,14 @@ def test_pro_rules_are_the_advanced_rule(embeddings: bool) -> None:
     )
 
 
+def test_force_duel_players_words() -> None:
+    """Players ask for Force Duel's overview "in a nutshell" and for the first attacker as who
+    "swings first" (dev11); neither word is the rules' own, and both questions fell back."""
+    force_duel = guide("force-duel")
+    assert force_duel.ask("force duel in a nutshell?").section == "Overview"
+    assert force_duel.ask("who swings first in the first battle").section == "Battle Deck"
+
+
 def test_fallback_sentence_is_exact() -> None:
     assert FALLBACK == (
         "I am sorry, but the answer to your question is not provided in the rules I have access to."
