@@ -359,6 +359,13 @@ def test_force_duel_players_words() -> None:
     assert force_duel.ask("who swings first in the first battle").section == "Battle Deck"
 
 
+def test_leading_off_is_starting() -> None:
+    """"Who leads off game two" is who starts it (Ruling 15: the winner starts the next game);
+    dev8 and dev10 asked so and fell back, "lead off" being no rules word."""
+    answer = guide("battleline").ask("who leads off the second game")
+    assert answer.section in ("Game End", "Ruling 15: Game end and match scoring"), answer
+
+
 def test_fallback_sentence_is_exact() -> None:
     assert FALLBACK == (
         "I am sorry, but the answer to your question is not provided in the rules I have access to."
