@@ -360,8 +360,8 @@ def test_force_duel_players_words() -> None:
 
 
 def test_leading_off_is_starting() -> None:
-    """"Who leads off game two" is who starts it (Ruling 15: the winner starts the next game);
-    dev8 and dev10 asked so and fell back, "lead off" being no rules word."""
+    """Asked "who leads off game two", a player means who starts it (Ruling 15: the winner starts
+    the next game); dev8 and dev10 asked so and fell back, "lead off" being no rules word."""
     answer = guide("battleline").ask("who leads off the second game")
     assert answer.section in ("Game End", "Ruling 15: Game end and match scoring"), answer
 
