@@ -35,7 +35,6 @@ community protocol's) alike.
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Sequence
 
@@ -44,14 +43,13 @@ from battlejudge.engines.battleline.bots import heuristic
 from battlejudge.engines.battleline.bots.evaluate import Evaluator, Position
 from battlejudge.engines.battleline.bots.observation import Determinization, Observation
 from battlejudge.engines.battleline.bots.search import (
-    Reply,
     SearchBot,
     SearchStats,
     playout_decision,
+    result_value,
 )
 from battlejudge.engines.battleline.cards import FOG
 from battlejudge.engines.battleline.state import (
-    DRAW_GAME,
     FLAGS,
     PLAY_PHASE,
     BattleLineState,
@@ -185,31 +183,8 @@ class ExpertBot(SearchBot):
 
     name: str = "expert"
 
-    def __init__(
-        self,
-        seed: int | None = None,
-        *,
-        rng: random.Random | None = None,
-        budget_s: float | None = 1.0,
-        iterations: int | None = None,
-        candidates: int = 8,
-        block: int = 3,
-        horizon: int = 2,
-        reply: Reply = "heuristic",
-        epsilon: float = 0.1,
-    ) -> None:
-        super().__init__(
-            seed,
-            rng=rng,
-            budget_s=budget_s,
-            iterations=iterations,
-            candidates=candidates,
-            block=block,
-            horizon=horizon,
-            reply=reply,
-            epsilon=epsilon,
-        )
-        self._inferred: tuple[Observation | None, list[frozenset[int]]] = (None, [])
+    _inferred: tuple[Observation | None, list[frozenset[int]]] = (None, [])
+    """The view the inference last read, and what it read there (per bot, once set)."""
 
     def rank(self, obs: Observation, actions: list[Action]) -> list[tuple[float, Action]]:
         """The candidates in the order of :func:`rank` (the match-aware one-ply scores)."""
@@ -284,7 +259,7 @@ class ExpertBot(SearchBot):
         """The worst, for ``me``, of the opponent's best replies in ``s`` (his play-phase
         decision, or the game's end)."""
         if s.is_terminal():
-            return 0.5 if s.winner == DRAW_GAME else 1.0 if s.winner == me else 0.0
+            return result_value(s, me)
         opp = s.current_player()
         replies = [a for _, a in rank(Position.from_state(s, opp), s.legal_actions())[:REPLIES]]
         worst = 1.0
@@ -292,11 +267,7 @@ class ExpertBot(SearchBot):
             t = s.clone()
             t.apply_action_unchecked(reply)
             settle(t)
-            if t.is_terminal():
-                v = 0.5 if t.winner == DRAW_GAME else 1.0 if t.winner == me else 0.0
-            else:
-                v = self.leaf_value(t, me)
-            worst = min(worst, v)
+            worst = min(worst, result_value(t, me) if t.is_terminal() else self.leaf_value(t, me))
         return worst
 
     def leaf_value(self, s: BattleLineState, me: int) -> float:

@@ -232,7 +232,7 @@ class SearchBot(Bot):
                 a = playout_decision(s, p)
             s.apply_action_unchecked(a)
         if s.is_terminal():
-            return 0.5 if s.winner == DRAW_GAME else 1.0 if s.winner == me else 0.0
+            return result_value(s, me)
         return self.leaf_value(s, me)
 
     def later_action(self, s: BattleLineState, player: int, rng: random.Random) -> Action:
@@ -247,6 +247,11 @@ class SearchBot(Bot):
         v = game_value(Evaluator(Position.from_state(s, me)).chances())
         v += heuristic.tactics_held_value(s.hands[me], s.leader_played[me])
         return 1.0 / (1.0 + math.exp(-(v - EVEN) / SCALE))
+
+
+def result_value(s: BattleLineState, me: int) -> float:
+    """A finished game's value for ``me``: 1 won, 0 lost, 0.5 drawn."""
+    return 0.5 if s.winner == DRAW_GAME else 1.0 if s.winner == me else 0.0
 
 
 def playout_decision(state: BattleLineState, player: int) -> Action:
