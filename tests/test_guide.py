@@ -940,12 +940,15 @@ def test_acting_cards_must_be_cards() -> None:
 
 
 def test_out_of_scope_examples_are_our_own() -> None:
-    """The shared out-of-scope examples load, and none is a question of the evaluation set (they
-    must teach the guide what to decline, not memorise the answers)."""
+    """The shared out-of-scope examples and each game's own load, and none is a question of the
+    evaluation set (they must teach the guide what to decline, not memorise the answers)."""
     from battlejudge.apps.guide.reference import out_of_scope_questions
 
     examples = {plain(q) for q in out_of_scope_questions()}
     assert len(examples) >= 50
+    own = {game: load(game).out_of_scope for game in GAMES}
+    assert own["lines-of-battle"] and own["force-duel"] and own["battleplan"]
+    examples |= {plain(q) for questions in own.values() for q in questions}
     asked = {
         plain(c.question) for p in discover_parts(EVAL) for c in load_cases(EVAL / f"{p}.toml")
     }

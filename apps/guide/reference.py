@@ -17,7 +17,10 @@ cards played on another card: Traitor, Deserter, Redeploy).
 Beside each ``<id>.md``, ``<id>.toml`` holds the questions players ask, in the project's own
 words: a list of ``[[faq]]`` tables, each with the ``section`` that answers it, ``questions``
 (ways to ask it), an optional ``answer`` (the short direct answer the guide leads with) and an
-optional ``quote`` (words of the one sentence of that section that answers it).
+optional ``quote`` (words of the one sentence of that section that answers it). A top-level
+``out_of_scope`` list holds questions about this game its rules leave unanswered though another
+game's rules answer them (how long a game takes, who moves first): the guide's examples of what
+to fall back on for this game alone, beside the ones every game shares (``data/out-of-scope.toml``).
 """
 
 from __future__ import annotations
@@ -116,6 +119,9 @@ class Reference:
     acting_cards: frozenset[str] = frozenset()
     """Cards played on another card (Battle Line's Traitor, Deserter and Redeploy): named with a
     second card, their entry (or a ruling on their targets) answers, not the target's entry."""
+    out_of_scope: tuple[str, ...] = ()
+    """Questions about this game its rules do not answer (``out_of_scope`` in ``<id>.toml``),
+    beside the examples every game shares (:func:`out_of_scope_questions`)."""
     _by_name: Mapping[str, Section] = field(default_factory=dict, repr=False, compare=False)
 
     def section(self, name: str) -> Section:
@@ -185,7 +191,11 @@ def with_faqs(reference: Reference, source: str) -> Reference:
     question, or a ``quote`` matches no sentence (or several) of its section.
     """
     where = f"guide questions for {reference.game!r}"
-    raw = tomllib.loads(source).get("faq", [])
+    data = tomllib.loads(source)
+    out_of_scope = _str_list(data, "out_of_scope", where)
+    if not all(q.strip() for q in out_of_scope):
+        raise ValueError(f"{where}: 'out_of_scope' holds an empty question")
+    raw = data.get("faq", [])
     if not isinstance(raw, list):
         raise ValueError(f"{where}: 'faq' must be a list of tables")
     faqs: list[Faq] = []
@@ -211,7 +221,7 @@ def with_faqs(reference: Reference, source: str) -> Reference:
                     f"{where}: faq {i} quote {quote!r} matches {found} sentence of {name!r}"
                 )
         faqs.append(Faq(name, questions, answer, quote))
-    return dataclasses.replace(reference, faqs=tuple(faqs))
+    return dataclasses.replace(reference, faqs=tuple(faqs), out_of_scope=out_of_scope)
 
 
 def clean(text: str) -> str:

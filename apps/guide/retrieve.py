@@ -357,7 +357,7 @@ class Retriever:
             question_texts = [
                 self.canonical(expand_shorthand(q)) for f in faqs for q in f.questions
             ]
-            off_topic_texts = list(out_of_scope_questions())
+            off_topic_texts = [*out_of_scope_questions(), *reference.out_of_scope]
             self.vector_fingerprint = index.fingerprint(
                 embedder.identity, passage_texts, question_texts, off_topic_texts
             )
