@@ -35,7 +35,7 @@ from battlejudge.apps.guide.embed import shared_embedder
 from battlejudge.apps.guide.evaluate import PARTS, Figures, discover_parts, load_cases
 from battlejudge.apps.guide.evaluate import run as run_cases
 from battlejudge.apps.guide.reference import WalkthroughKind, parse, sentences, with_faqs
-from battlejudge.apps.guide.text import plain
+from battlejudge.apps.guide.text import expand_shorthand, plain
 from battlejudge.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -371,6 +371,15 @@ def test_leading_off_is_starting() -> None:
     the next game); dev8 and dev10 asked so and fell back, "lead off" being no rules word."""
     answer = guide("battleline").ask("who leads off the second game")
     assert answer.section in ("Game End", "Ruling 15: Game end and match scoring"), answer
+
+
+def test_at_what_point_asks_when() -> None:
+    """Asked "at what point", a player asks when, and its "point" is no score: Force Duel's
+    "at what point in a battle are strategy cards played" went to Points (fresh3 asked so)
+    instead of Strategy Cards."""
+    assert expand_shorthand("at what point do I play it") == "when do I play it"
+    answer = guide("force-duel").ask("at what point in a battle are strategy cards played")
+    assert answer.section in ("Strategy Cards", "Battle"), answer
 
 
 def test_fallback_sentence_is_exact() -> None:
