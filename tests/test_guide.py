@@ -439,8 +439,9 @@ ISSUE_EXAMPLES = [
         "I've got Darius out already. Is Alexander still playable for me?",
         ("Leader", "Ruling 3: One Leader per side"),
         None,
-        "Only one Leader",
-        "only one Leader",
+        # the Leader entry's direct answer or Ruling 3's, both the rule asked for
+        ("Only one Leader", "Never more than one Leader"),
+        "one Leader",
     ),
     # Battle Line, Flags: a tie goes against whoever completed last (was "not provided").
     (
@@ -524,7 +525,7 @@ def test_issue_examples_are_answered_from_the_right_rule(
     question: str,
     sections: tuple[str, ...],
     not_section: str | None,
-    lead: str | None,
+    lead: str | tuple[str, ...] | None,
     needle: str,
 ) -> None:
     """Issue 20: each example the old guide missed now cites a section that answers it, above
