@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from battlejudge.apps.guide import index
 from battlejudge.apps.guide.embed import Embedder
+from battlejudge.apps.guide.english import common_words
 from battlejudge.apps.guide.reference import Reference, Section, out_of_scope_questions
 from battlejudge.apps.guide.search import Lexical
 from battlejudge.apps.guide.text import FILLER, STOPWORDS, Analyzer, expand_shorthand, plain
@@ -423,7 +424,9 @@ class Retriever:
         no filler word becomes the nearest word of the reference (:meth:`nearest_word`):
         ``begining`` -> ``beginning``, ``oppnent`` -> ``opponent``, ``cadrs`` -> ``cards``. With
         the embedding model, a word its tokenizer keeps whole is a real word and stays ("world"
-        is not "would"), and everyday words are candidates too: ``meny`` -> ``many``.
+        is not "would"), and everyday words are candidates too: ``meny`` -> ``many``. A common
+        English word (:func:`~battlejudge.apps.guide.english.common_words`) stays too: "rude" is
+        not "rule".
         """
 
         def fix(m: re.Match[str]) -> str:
@@ -442,6 +445,8 @@ class Retriever:
                 near = self.nearest_word(low) if self.embedder is not None else None
                 same = near is not None and self.analyzer.terms(near, True) == terms
                 return near if near is not None and same else word
+            if low in common_words():
+                return word  # a real English word ("rude", "heal"), just not one the rules use
             return self.nearest_word(low) or word
 
         return _WORD_ANY_CASE.sub(fix, question)
