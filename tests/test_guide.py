@@ -48,45 +48,49 @@ TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 
 # Floors a little under the figures `battlejudge bench guide` measured (top-1 section accuracy
 # over the in-scope questions of each part), with and without the embedding model. Every part is
-# a development part now except heldout (never tuned on) and the sealed fresh3 the lead runs; see
+# a development part now except heldout (never tuned on); fresh3, sealed until the fifth round, and
+# dev12 were run once and then read (fresh4, sealed, is the lead's to run); see
 # docs/guide.md for the figures before and after each change. Any other part in the folder has no
 # floor until it has been measured; it is still checked for cited sections and run by the
 # benchmark.
 FLOORS = {
     True: {
         "tuned": 0.95,
-        "heldout": 0.93,
+        "heldout": 0.94,
         "formal": 0.98,
-        "fresh": 0.91,
-        "fresh2": 0.92,
+        "fresh": 0.92,
+        "fresh2": 0.93,
         "dev3": 0.95,
-        "dev4": 0.86,
-        "dev5": 0.88,
+        "dev4": 0.87,
+        "dev5": 0.89,
         "dev6": 0.87,
         "dev7": 0.93,
-        "dev8": 0.85,
-        "dev9": 0.89,
-        "dev10": 0.85,
+        "dev8": 0.86,
+        "dev9": 0.90,
+        "dev10": 0.86,
         "dev11": 0.84,
-        # sealed until measured once at the end of the fifth round (92.3%): the target's part
-        "fresh3": 0.91,
+        # first run 77.9% (Force Duel 59.6%), before anything was read from it (sixth round)
+        "dev12": 0.82,
+        # sealed until measured once at the end of the fifth round (92.3%); read since
+        "fresh3": 0.92,
     },
     False: {
         "tuned": 0.83,
-        "heldout": 0.81,
+        "heldout": 0.84,
         "formal": 0.96,
-        "fresh": 0.81,
-        "fresh2": 0.84,
-        "dev3": 0.87,
-        "dev4": 0.68,
-        "dev5": 0.69,
-        "dev6": 0.72,
-        "dev7": 0.77,
+        "fresh": 0.82,
+        "fresh2": 0.86,
+        "dev3": 0.89,
+        "dev4": 0.66,
+        "dev5": 0.71,
+        "dev6": 0.73,
+        "dev7": 0.78,
         "dev8": 0.73,
         "dev9": 0.78,
-        "dev10": 0.77,
-        "dev11": 0.73,
-        "fresh3": 0.82,
+        "dev10": 0.76,
+        "dev11": 0.75,
+        "dev12": 0.68,
+        "fresh3": 0.83,
     },
 }
 
