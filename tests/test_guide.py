@@ -56,23 +56,23 @@ TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 FLOORS = {
     True: {
         "tuned": 0.95,
-        "heldout": 0.94,
+        "heldout": 0.93,
         "formal": 0.98,
         "fresh": 0.92,
         "fresh2": 0.93,
         "dev3": 0.95,
-        "dev4": 0.87,
+        "dev4": 0.89,
         "dev5": 0.89,
-        "dev6": 0.87,
-        "dev7": 0.93,
+        "dev6": 0.88,
+        "dev7": 0.94,
         "dev8": 0.86,
         "dev9": 0.90,
-        "dev10": 0.86,
-        "dev11": 0.84,
+        "dev10": 0.87,
+        "dev11": 0.85,
         # first run 77.9% (Force Duel 59.6%), before anything was read from it (sixth round)
-        "dev12": 0.82,
+        "dev12": 0.84,
         # sealed until measured once at the end of the fifth round (92.3%); read since
-        "fresh3": 0.92,
+        "fresh3": 0.93,
     },
     False: {
         "tuned": 0.83,
