@@ -378,6 +378,29 @@ def test_a_long_story_is_not_sent_to_the_fallback_for_its_length() -> None:
     assert not guide("force-duel").ask("what is the capital of france").answered
 
 
+def test_a_question_about_another_game_falls_back() -> None:
+    """A question naming another game asks about that game, and this guide's rules do not answer
+    it, however near its words come to them: every development part asked some (12 were answered,
+    "how many players can join a game of lines of battle" by Nine Circles' guide at 0.78), and no
+    in-scope question of any part names another game. Nine Circles is Battle Line re-themed
+    (``same_rules_as``), so each may name the other."""
+    from battlejudge.apps.guide.reference import other_games
+
+    assert set(other_games("nine-circles")) == {"BattlePlan", "Lines of Battle", "Force Duel"}
+    assert "Battle Line" in other_games("force-duel")
+    for game, question in [
+        ("battleline", "how do you set up lines of battle"),
+        ("nine-circles", "what does the fog card do in battleplan"),
+        ("force-duel", "how many cards in hand do you have in Battle-Line?"),
+        ("lines-of-battle", "in force_duel who attacks first"),
+        ("battleplan", "how do you claim a flag in battleline"),
+    ]:
+        answer = guide(game).ask(question)
+        assert (answer.answer, answer.section) == (FALLBACK, None), (game, question)
+    assert guide("nine-circles").ask("is nine circles the same game as battle line").answered
+    assert guide("battleline").ask("what is fog called in nine circles").answered
+
+
 def test_a_draw_is_a_tie_but_drawing_a_card_is_not() -> None:
     """A draw is players' word for a tie (Force Duel's battles: the Points section); "draw a
     card" still means drawing. "what if the battle is a draw" went to Reshuffling before."""

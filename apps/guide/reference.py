@@ -11,8 +11,9 @@ File format (see ``data/battleline.md``): TOML front matter between ``+++`` line
 
 The front matter also gives ``title``, ``setup_section`` and ``turn_section`` (the rules sections
 the walkthroughs come from), ``stopwords``, ``synonyms`` (groups, first member canonical) and
-``card_names`` (section name -> other names, e.g. the other theme's) and ``acting_cards`` (the
-cards played on another card: Traitor, Deserter, Redeploy).
+``card_names`` (section name -> other names, e.g. the other theme's), ``acting_cards`` (the
+cards played on another card: Traitor, Deserter, Redeploy) and ``same_rules_as`` (the id of a
+game this one re-themes, whose name a question about this one may use: Nine Circles' Battle Line).
 
 Beside each ``<id>.md``, ``<id>.toml`` holds the questions players ask, in the project's own
 words: a list of ``[[faq]]`` tables, each with the ``section`` that answers it, ``questions``
@@ -161,6 +162,27 @@ def load(game: str) -> Reference:
     if not faq_file.is_file():
         return reference
     return with_faqs(reference, faq_file.read_text(encoding="utf-8"))
+
+
+@cache
+def front_matter(game: str) -> Mapping[str, Any]:
+    """The TOML front matter of ``data/<game>.md`` alone (``game`` an id of :data:`GAMES`),
+    read without parsing the rest of the file: enough to name the other games cheaply."""
+    data = resources.files("battlejudge.apps.guide").joinpath("data")
+    m = _FRONT.match(data.joinpath(f"{game}.md").read_text(encoding="utf-8"))
+    if not m:
+        raise ValueError(f"guide data for {game!r}: missing +++ TOML front matter")
+    return tomllib.loads(m.group(1))
+
+
+def other_games(game: str) -> tuple[str, ...]:
+    """The titles of the games whose rules are not ``game``'s: every game of :data:`GAMES` but
+    ``game`` itself and the games that share its rules (``same_rules_as`` either way: Battle
+    Line and Nine Circles). A question naming one of them is about that game, not this one."""
+    gid = game_id(game)
+    same = {gid, str(front_matter(gid).get("same_rules_as", gid))}
+    same |= {g for g in GAMES if front_matter(g).get("same_rules_as") == gid}
+    return tuple(str(front_matter(g).get("title", g)) for g in GAMES if g not in same)
 
 
 OUT_OF_SCOPE_FILE = "out-of-scope.toml"
