@@ -35,7 +35,7 @@ from battlejudge.apps.guide.embed import shared_embedder
 from battlejudge.apps.guide.evaluate import PARTS, Figures, discover_parts, load_cases
 from battlejudge.apps.guide.evaluate import run as run_cases
 from battlejudge.apps.guide.reference import WalkthroughKind, parse, sentences, with_faqs
-from battlejudge.apps.guide.text import plain
+from battlejudge.apps.guide.text import expand_shorthand, plain
 from battlejudge.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +48,8 @@ TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 
 # Floors a little under the figures `battlejudge bench guide` measured (top-1 section accuracy
 # over the in-scope questions of each part), with and without the embedding model. Every part is
-# a development part now except heldout (never tuned on) and the sealed fresh3 the lead runs; see
+# a development part now except heldout (never tuned on); fresh3, sealed until the fifth round, and
+# dev12 were run once and then read (fresh4, sealed, is the lead's to run); see
 # docs/guide.md for the figures before and after each change. Any other part in the folder has no
 # floor until it has been measured; it is still checked for cited sections and run by the
 # benchmark.
@@ -57,36 +58,39 @@ FLOORS = {
         "tuned": 0.95,
         "heldout": 0.93,
         "formal": 0.98,
-        "fresh": 0.91,
-        "fresh2": 0.92,
+        "fresh": 0.92,
+        "fresh2": 0.93,
         "dev3": 0.95,
-        "dev4": 0.86,
-        "dev5": 0.88,
-        "dev6": 0.87,
-        "dev7": 0.93,
-        "dev8": 0.85,
-        "dev9": 0.89,
-        "dev10": 0.85,
-        "dev11": 0.84,
-        # sealed until measured once at the end of the fifth round (92.3%): the target's part
-        "fresh3": 0.91,
+        "dev4": 0.89,
+        "dev5": 0.89,
+        "dev6": 0.88,
+        "dev7": 0.94,
+        "dev8": 0.86,
+        "dev9": 0.90,
+        "dev10": 0.87,
+        "dev11": 0.85,
+        # first run 77.9% (Force Duel 59.6%), before anything was read from it (sixth round)
+        "dev12": 0.84,
+        # sealed until measured once at the end of the fifth round (92.3%); read since
+        "fresh3": 0.93,
     },
     False: {
         "tuned": 0.83,
-        "heldout": 0.81,
+        "heldout": 0.84,
         "formal": 0.96,
-        "fresh": 0.81,
-        "fresh2": 0.84,
-        "dev3": 0.87,
-        "dev4": 0.68,
-        "dev5": 0.69,
-        "dev6": 0.72,
-        "dev7": 0.77,
+        "fresh": 0.82,
+        "fresh2": 0.86,
+        "dev3": 0.89,
+        "dev4": 0.66,
+        "dev5": 0.71,
+        "dev6": 0.73,
+        "dev7": 0.78,
         "dev8": 0.73,
         "dev9": 0.78,
-        "dev10": 0.77,
-        "dev11": 0.73,
-        "fresh3": 0.82,
+        "dev10": 0.76,
+        "dev11": 0.75,
+        "dev12": 0.68,
+        "fresh3": 0.83,
     },
 }
 
@@ -334,6 +338,69 @@ def test_misspellings_are_read_but_real_words_stay() -> None:
     assert answer.section in ("Flags", "Ruling 7: Ties and who completed last"), answer
 
 
+def test_common_english_words_are_not_slips() -> None:
+    """A common English word one edit from a rules word is no slip (wordfreq's English list):
+    "rude" was read as "rule", "heal" as "head", "lore" as "lose", so questions about manners,
+    healing or the story looked like rules questions (development parts dev6, dev10, dev11 and
+    fresh3 asked so); "whats the lore, why are the pieces fighting?" got BattlePlan's Flags and
+    Winning at 0.79. Real slips are still read: "oppnent" is "opponent", "cadrs" "cards"."""
+    from battlejudge.apps.guide.english import common_words
+
+    words = common_words()
+    if not words:
+        pytest.skip("wordfreq (the guide extra) is not installed")
+    assert {"rude", "heal", "lore", "cheating"} <= words
+    assert not {"oppnent", "cadrs", "formmatoin"} & words
+    for game, question in [
+        ("battleline", "is it rude to think for five minutes on a turn"),
+        ("lines-of-battle", "can a unit heal during the game"),
+        ("battleplan", "whats the lore, why are the pieces fighting"),
+    ]:
+        assert guide(game).retriever.respell(question) == question, (game, question)
+    assert guide("battleline").retriever.respell("can my oppnent see my cadrs") == (
+        "can my opponent see my cards"
+    )
+    assert not guide("battleplan").ask("whats the lore, why are the pieces fighting").answered
+
+
+@pytest.mark.skipif(not EMBEDDINGS, reason="the length is weighed in the model's calibration")
+def test_a_long_story_is_not_sent_to_the_fallback_for_its_length() -> None:
+    """Coverage and the share of foreign words are shares of the question, so a long story from
+    last night's game scored low however well a section answered it; the question's length is a
+    signal of its own since the sixth round (leaving each part out of the fit: 92.34% -> 92.86%
+    top-1 on average). This one fell back at 0.23 before; Reshuffling and Losing Units answer."""
+    answer = guide("force-duel").ask(
+        "so we were playing last night and my friend had lost four of his five units, then his "
+        "battle deck ran out completely, and he says he only loses one more unit, is he right"
+    )
+    assert answer.section in ("Reshuffling", "Losing Units", "Game End"), answer
+    assert THRESHOLD <= answer.score < HIGH
+    assert not guide("force-duel").ask("what is the capital of france").answered
+
+
+def test_a_question_about_another_game_falls_back() -> None:
+    """A question naming another game asks about that game, and this guide's rules do not answer
+    it, however near its words come to them: every development part asked some (12 were answered,
+    "how many players can join a game of lines of battle" by Nine Circles' guide at 0.78), and no
+    in-scope question of any part names another game. Nine Circles is Battle Line re-themed
+    (``same_rules_as``), so each may name the other."""
+    from battlejudge.apps.guide.reference import other_games
+
+    assert set(other_games("nine-circles")) == {"BattlePlan", "Lines of Battle", "Force Duel"}
+    assert "Battle Line" in other_games("force-duel")
+    for game, question in [
+        ("battleline", "how do you set up lines of battle"),
+        ("nine-circles", "what does the fog card do in battleplan"),
+        ("force-duel", "how many cards in hand do you have in Battle-Line?"),
+        ("lines-of-battle", "in force_duel who attacks first"),
+        ("battleplan", "how do you claim a flag in battleline"),
+    ]:
+        answer = guide(game).ask(question)
+        assert (answer.answer, answer.section) == (FALLBACK, None), (game, question)
+    assert guide("nine-circles").ask("is nine circles the same game as battle line").answered
+    assert guide("battleline").ask("what is fog called in nine circles").answered
+
+
 def test_a_draw_is_a_tie_but_drawing_a_card_is_not() -> None:
     """A draw is players' word for a tie (Force Duel's battles: the Points section); "draw a
     card" still means drawing. "what if the battle is a draw" went to Reshuffling before."""
@@ -371,6 +438,15 @@ def test_leading_off_is_starting() -> None:
     the next game); dev8 and dev10 asked so and fell back, "lead off" being no rules word."""
     answer = guide("battleline").ask("who leads off the second game")
     assert answer.section in ("Game End", "Ruling 15: Game end and match scoring"), answer
+
+
+def test_at_what_point_asks_when() -> None:
+    """Asked "at what point", a player asks when, and its "point" is no score: Force Duel's
+    "at what point in a battle are strategy cards played" went to Points (fresh3 asked so)
+    instead of Strategy Cards."""
+    assert expand_shorthand("at what point do I play it") == "when do I play it"
+    answer = guide("force-duel").ask("at what point in a battle are strategy cards played")
+    assert answer.section in ("Strategy Cards", "Battle"), answer
 
 
 def test_fallback_sentence_is_exact() -> None:
@@ -430,8 +506,9 @@ ISSUE_EXAMPLES = [
         "I've got Darius out already. Is Alexander still playable for me?",
         ("Leader", "Ruling 3: One Leader per side"),
         None,
-        "Only one Leader",
-        "only one Leader",
+        # the Leader entry's direct answer or Ruling 3's, both the rule asked for
+        ("Only one Leader", "Never more than one Leader"),
+        "one Leader",
     ),
     # Battle Line, Flags: a tie goes against whoever completed last (was "not provided").
     (
@@ -515,7 +592,7 @@ def test_issue_examples_are_answered_from_the_right_rule(
     question: str,
     sections: tuple[str, ...],
     not_section: str | None,
-    lead: str | None,
+    lead: str | tuple[str, ...] | None,
     needle: str,
 ) -> None:
     """Issue 20: each example the old guide missed now cites a section that answers it, above
@@ -940,12 +1017,15 @@ def test_acting_cards_must_be_cards() -> None:
 
 
 def test_out_of_scope_examples_are_our_own() -> None:
-    """The shared out-of-scope examples load, and none is a question of the evaluation set (they
-    must teach the guide what to decline, not memorise the answers)."""
+    """The shared out-of-scope examples and each game's own load, and none is a question of the
+    evaluation set (they must teach the guide what to decline, not memorise the answers)."""
     from battlejudge.apps.guide.reference import out_of_scope_questions
 
     examples = {plain(q) for q in out_of_scope_questions()}
     assert len(examples) >= 50
+    own = {game: load(game).out_of_scope for game in GAMES}
+    assert own["lines-of-battle"] and own["force-duel"] and own["battleplan"]
+    examples |= {plain(q) for questions in own.values() for q in questions}
     asked = {
         plain(c.question) for p in discover_parts(EVAL) for c in load_cases(EVAL / f"{p}.toml")
     }

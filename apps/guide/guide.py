@@ -20,6 +20,7 @@ from battlejudge.apps.guide.reference import (
     Section,
     WalkthroughKind,
     load,
+    other_games,
     sentences,
 )
 from battlejudge.apps.guide.retrieve import HIGH, THRESHOLD, Result, Retriever
@@ -113,6 +114,14 @@ class Guide:
         self.embedder = shared_embedder() if embedder == "default" else embedder
         self.retriever = Retriever(reference, self.analyzer, self.embedder)
         self._cards: dict[str, Section] = {plain(n): c for c in reference.cards for n in c.names}
+        titles = sorted(other_games(reference.game), key=lambda t: (-len(t), t))
+        self._other_game = re.compile(
+            r"(?<![a-z0-9])("
+            + "|".join(r"[\s_-]*".join(re.escape(w) for w in plain(t).split()) for t in titles)
+            + r")(?![a-z0-9])"
+        )
+        """Another game's name as a player may write it ("lines of battle", "battleplan",
+        "force_duel"): a question naming it asks about that game."""
 
     @classmethod
     def for_game(cls, game: str) -> Guide:
@@ -148,6 +157,10 @@ class Guide:
         Chat shorthand is read as the words it stands for ("can u" is "can you").
         """
         question = expand_shorthand(question)
+        if self._other_game.search(plain(question)):
+            # "how do archers reload in lines of battle", asked of Battle Line's guide: these
+            # rules do not answer it, however near its words come to them.
+            return Answer(FALLBACK, None, 0.0)
         terms = self.analyzer.terms(question, True)
         unique = set(terms)
         intent = unique - _NEUTRAL

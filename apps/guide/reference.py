@@ -11,13 +11,17 @@ File format (see ``data/battleline.md``): TOML front matter between ``+++`` line
 
 The front matter also gives ``title``, ``setup_section`` and ``turn_section`` (the rules sections
 the walkthroughs come from), ``stopwords``, ``synonyms`` (groups, first member canonical) and
-``card_names`` (section name -> other names, e.g. the other theme's) and ``acting_cards`` (the
-cards played on another card: Traitor, Deserter, Redeploy).
+``card_names`` (section name -> other names, e.g. the other theme's), ``acting_cards`` (the
+cards played on another card: Traitor, Deserter, Redeploy) and ``same_rules_as`` (the id of a
+game this one re-themes, whose name a question about this one may use: Nine Circles' Battle Line).
 
 Beside each ``<id>.md``, ``<id>.toml`` holds the questions players ask, in the project's own
 words: a list of ``[[faq]]`` tables, each with the ``section`` that answers it, ``questions``
 (ways to ask it), an optional ``answer`` (the short direct answer the guide leads with) and an
-optional ``quote`` (words of the one sentence of that section that answers it).
+optional ``quote`` (words of the one sentence of that section that answers it). A top-level
+``out_of_scope`` list holds questions about this game its rules leave unanswered though another
+game's rules answer them (how long a game takes, who moves first): the guide's examples of what
+to fall back on for this game alone, beside the ones every game shares (``data/out-of-scope.toml``).
 """
 
 from __future__ import annotations
@@ -116,6 +120,9 @@ class Reference:
     acting_cards: frozenset[str] = frozenset()
     """Cards played on another card (Battle Line's Traitor, Deserter and Redeploy): named with a
     second card, their entry (or a ruling on their targets) answers, not the target's entry."""
+    out_of_scope: tuple[str, ...] = ()
+    """Questions about this game its rules do not answer (``out_of_scope`` in ``<id>.toml``),
+    beside the examples every game shares (:func:`out_of_scope_questions`)."""
     _by_name: Mapping[str, Section] = field(default_factory=dict, repr=False, compare=False)
 
     def section(self, name: str) -> Section:
@@ -157,6 +164,27 @@ def load(game: str) -> Reference:
     return with_faqs(reference, faq_file.read_text(encoding="utf-8"))
 
 
+@cache
+def front_matter(game: str) -> Mapping[str, Any]:
+    """The TOML front matter of ``data/<game>.md`` alone (``game`` an id of :data:`GAMES`),
+    read without parsing the rest of the file: enough to name the other games cheaply."""
+    data = resources.files("battlejudge.apps.guide").joinpath("data")
+    m = _FRONT.match(data.joinpath(f"{game}.md").read_text(encoding="utf-8"))
+    if not m:
+        raise ValueError(f"guide data for {game!r}: missing +++ TOML front matter")
+    return tomllib.loads(m.group(1))
+
+
+def other_games(game: str) -> tuple[str, ...]:
+    """The titles of the games whose rules are not ``game``'s: every game of :data:`GAMES` but
+    ``game`` itself and the games that share its rules (``same_rules_as`` either way: Battle
+    Line and Nine Circles). A question naming one of them is about that game, not this one."""
+    gid = game_id(game)
+    same = {gid, str(front_matter(gid).get("same_rules_as", gid))}
+    same |= {g for g in GAMES if front_matter(g).get("same_rules_as") == gid}
+    return tuple(str(front_matter(g).get("title", g)) for g in GAMES if g not in same)
+
+
 OUT_OF_SCOPE_FILE = "out-of-scope.toml"
 
 
@@ -185,7 +213,11 @@ def with_faqs(reference: Reference, source: str) -> Reference:
     question, or a ``quote`` matches no sentence (or several) of its section.
     """
     where = f"guide questions for {reference.game!r}"
-    raw = tomllib.loads(source).get("faq", [])
+    data = tomllib.loads(source)
+    out_of_scope = _str_list(data, "out_of_scope", where)
+    if not all(q.strip() for q in out_of_scope):
+        raise ValueError(f"{where}: 'out_of_scope' holds an empty question")
+    raw = data.get("faq", [])
     if not isinstance(raw, list):
         raise ValueError(f"{where}: 'faq' must be a list of tables")
     faqs: list[Faq] = []
@@ -211,7 +243,7 @@ def with_faqs(reference: Reference, source: str) -> Reference:
                     f"{where}: faq {i} quote {quote!r} matches {found} sentence of {name!r}"
                 )
         faqs.append(Faq(name, questions, answer, quote))
-    return dataclasses.replace(reference, faqs=tuple(faqs))
+    return dataclasses.replace(reference, faqs=tuple(faqs), out_of_scope=out_of_scope)
 
 
 def clean(text: str) -> str:

@@ -299,6 +299,10 @@ SHORTHAND: dict[str, str] = {
     "prolly": "probably",
     "gf": "friend",
     "bf": "friend",
+    # Idioms whose words mean something else to the rules: "at what point" asks when, and its
+    # "point" is no score (Force Duel's Points section took "at what point do I play it").
+    "at what point": "when",
+    "at which point": "when",
 }
 """Chat shorthand players type, and the words they stand for. Expanded before anything else reads
 a question (:func:`expand_shorthand`), so keywords, misspelling repair and the sentence vectors all
