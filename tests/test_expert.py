@@ -56,6 +56,35 @@ def test_win_probability_is_symmetric_and_decisive() -> None:
     )
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=9, max_size=9))
+def test_calibration_draws_open_flags_towards_even(p: list[float]) -> None:
+    q = expert.calibrated(p)
+    for x, y in zip(p, q, strict=True):
+        if x in (0.0, 1.0):
+            assert y == x  # a decided flag stays decided
+        else:
+            assert abs(y - 0.5) <= abs(x - 0.5) + 1e-12  # towards even, never past it
+            assert (y - 0.5) * (x - 0.5) >= 0
+    assert expert.calibrated(p, tau=1.0) == pytest.approx(p)
+    # Order between flags is kept, and the two players' views stay mirror images.
+    for a, b in itertools.combinations(range(9), 2):
+        if p[a] < p[b]:
+            assert q[a] <= q[b]
+    for x, y in zip(p, q, strict=True):
+        if 0.0 < 1.0 - x < 1.0:  # (1 - x rounds to 1.0 for x under 1e-16: decided)
+            assert 1.0 - expert.calibrated([1.0 - x])[0] == pytest.approx(y, abs=1e-9)
+    assert 0.0 <= expert.match_value(p) <= 1.0
+
+
+def test_calibration_values_a_contested_flag_more_than_a_near_certain_one() -> None:
+    # Four flags won, four lost, the ninth decides: how sure the evaluator is of a second
+    # open flag matters less once its chance is drawn in, and a flag at 0.9 stays ahead.
+    base = [1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.9]
+    assert expert.match_value(base) > 0.5
+    assert expert.match_value(base) < expert.win_probability(base)
+
+
 def _dealt(seed: int) -> BattleLineState:
     state = GAME.start({}, Setup(certify=False))
     assert isinstance(state, BattleLineState)
@@ -69,7 +98,7 @@ def test_deal_probabilities_give_hands_and_the_next_draws() -> None:
     state = _dealt(4)
     me = state.current_player()
     order = [*state.unknown[0], *(c for c, _ in state.known_top[0])]
-    p_me, p_opp = expert.deal_probabilities(state, me, hand_p=0.4, draw_p=0.8)
+    p_me, p_opp = expert.deal_probabilities(state, me, hand_p=0.4, draw_p=0.8, draws=0.5)
     for c in state.hands[me]:
         assert p_me[c] == 0.4 and p_opp[c] == 0.0
     for c in state.hands[1 - me]:

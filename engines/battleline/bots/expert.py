@@ -5,21 +5,26 @@ It keeps the search bot's loop (:class:`~.search.SearchBot`: candidates played o
 sampled deals, the opponent's reply by the heuristic from his view of the deal, successive
 rejects) and changes what the loop measures:
 
-1. **Match-aware value** (:func:`win_probability`): the flags' win chances become the chance
+1. **Match-aware value** (:func:`match_value`): the flags' win chances become the chance
    of winning the game, over every way the nine flags can fall, with the rules' own test of
    a win (:func:`~battlejudge.engines.battleline.state.flags_win`: three adjacent flags or
    five). A flag decided by a claim, or decided already though unclaimed (the exact
    decider inside the evaluation), counts with probability 1 or 0, so a flag is worth what
    it changes in the match: the fifth flag of a 4-4 match is worth everything, a flag
    next to two lost ones less. The heuristic and the search bot add the flags up instead.
+   Each open flag's chance is first drawn towards even (:func:`calibrated`, log-odds times
+   :data:`TAU`): the evaluator's chances, fitted against the results of 1,000 games, are far
+   too sure, and taken as they are they make the match value play as if flags were settled
+   long before they are.
 2. **Candidates** are ranked by the heuristic's one-ply scores on that value
    (:func:`rank`), tactics at their price scaled to the new value (:data:`COST_SCALE`).
-   Played alone, that ranking wins 60-69% against the heuristic (200-game runs).
+   Played alone, that ranking wins 80-87% against the heuristic (200-game runs; 60-69%
+   without the calibration).
 3. **Leaves judged on the deal** (:func:`deal_probabilities`): a deal fixes the
    opponent's hand and the deck order, so the leaf's evaluation gives each player his own
-   hand (:data:`HAND_P`) and the troops he will draw next (:data:`DRAW_P`), and nothing
-   else, instead of spreading the unseen cards evenly; the search's average over deals
-   then carries the uncertainty.
+   hand (:data:`LEAF_HAND_P`) and the troops he will draw next (:data:`DRAW_P`,
+   :data:`DRAWS` per open place), and nothing else, instead of spreading the unseen cards
+   evenly; the search's average over deals then carries the uncertainty.
 4. **Inference** (:func:`strong_completions`, :meth:`ExpertBot.sample`): a flag where the
    opponent has one card to go and has played elsewhere since says he probably holds
    none of the troops that would give him a Phalanx or better there. Deals are drawn
@@ -61,10 +66,19 @@ from battlejudge.solver.battleline import reach
 COST_SCALE = 0.4
 """Tactics' prices (:data:`heuristic.TACTIC_COST`, in flags) on the win-probability scale:
 0.4 won the 1-ply trials among 0.05-1.0."""
+TAU = 0.25
+"""How far each flag's win chance is drawn towards even, in log-odds, before the match
+value (:func:`match_value`): the evaluator's flag chances are far too sure of themselves
+(see :func:`calibrated`)."""
 HAND_P = 0.4
-"""The chance that a troop in hand ends up at a flag it suits (the heuristic's is 0.6)."""
-DRAW_P = 0.8
+"""The chance that a troop in hand ends up at a flag it suits (the heuristic's is 0.6), in
+the one-ply ranking."""
+LEAF_HAND_P = 0.6
+"""The same in a deal's leaf, where the hand is known."""
+DRAW_P = 0.6
 """The chance that a troop a player will draw in this deal ends up at a flag it suits."""
+DRAWS = 0.75
+"""How many of the deck's next troops a leaf gives each player, per open place he has."""
 PLAY_RATE = 0.7
 """The chance that a player holding a troop that completes a Phalanx or better plays it."""
 TRIES = 12
@@ -99,20 +113,46 @@ def win_probability(p: Sequence[float]) -> float:
     return sum(w * o for w, o in zip(dist, OUTCOME, strict=True))
 
 
+def calibrated(p: Sequence[float], tau: float = TAU) -> list[float]:
+    """Each flag's win chance with its log-odds scaled by ``tau`` (a flag already decided,
+    0 or 1, stays so). Fitted on 50,000 positions of 1,000 games (the heuristic and the
+    one-ply expert ranking against each other): the game's result from the leaf's flag
+    chances had a log loss of 0.70, worse than a coin's 0.69, and 0.54 with the chances
+    drawn in at 0.3. Played greedily at one ply with ``tau`` 0.2-0.3, the match value won
+    80-87% of 200-game runs against the heuristic (60% without)."""
+    out = []
+    for x in p:
+        if 0.0 < x < 1.0:
+            a, b = x**tau, (1.0 - x) ** tau  # the log-odds times tau, without overflow
+            x = a / (a + b)
+        out.append(x)
+    return out
+
+
+def match_value(p: Sequence[float]) -> float:
+    """The expert's value of flag chances ``p``: :func:`win_probability` of the
+    :func:`calibrated` chances."""
+    return win_probability(calibrated(p))
+
+
 def rank(obs: Observation | Position, actions: list[Action]) -> list[tuple[float, Action]]:
-    """The play-phase actions scored by the change they bring to :func:`win_probability`
+    """The play-phase actions scored by the change they bring to :func:`match_value`
     (tactics net of their scaled price), best first: the expert's one-ply judgement."""
     ev = Evaluator(obs, hand_p=HAND_P)
-    return heuristic.score_plays(obs, actions, ev, win_probability, COST_SCALE)
+    return heuristic.score_plays(obs, actions, ev, match_value, COST_SCALE)
 
 
 def deal_probabilities(
-    s: BattleLineState, me: int, hand_p: float = HAND_P, draw_p: float = DRAW_P
+    s: BattleLineState,
+    me: int,
+    hand_p: float = LEAF_HAND_P,
+    draw_p: float = DRAW_P,
+    draws: float = DRAWS,
 ) -> tuple[list[float], list[float]]:
     """Per troop, the chance that ``me`` and that his opponent get it, in a deal (a state
     whose hidden cards are fixed), at the start of ``me``'s turn: each player's hand
     troops count ``hand_p``; the troop deck's top cards go to them in turn (``me``
-    first), as many as half his open places (at least one), at ``draw_p``; every
+    first), ``draws`` per open place he has (at least one), at ``draw_p``; every
     other troop 0."""
     opp = 1 - me
     order = [*s.unknown[0], *(c for c, _ in s.known_top[0])]  # bottom first
@@ -129,7 +169,7 @@ def deal_probabilities(
     n = len(order)
     for p, first in ((me, 1), (opp, 2)):
         available = (n - first) // 2 + 1 if n >= first else 0
-        for i in range(min(available, max(1, open_slots[p] // 2))):
+        for i in range(min(available, max(1, int(open_slots[p] * draws)))):
             probs[p][order[n - first - 2 * i]] = draw_p
     return probs[me], probs[opp]
 
@@ -271,13 +311,13 @@ class ExpertBot(SearchBot):
         return worst
 
     def leaf_value(self, s: BattleLineState, me: int) -> float:
-        """:func:`win_probability` of the flags judged on the deal's cards
+        """:func:`match_value` of the flags judged on the deal's cards
         (:func:`deal_probabilities`), plus the tactics still in hand at their scaled price
         (so that spending one is not free)."""
         p_me, p_opp = deal_probabilities(s, me)
         ev = Evaluator.with_probabilities(Position.from_state(s, me), p_me, p_opp)
         held = heuristic.tactics_held_value(s.hands[me], s.leader_played[me])
-        return win_probability(ev.chances()) + COST_SCALE * held
+        return match_value(ev.chances()) + COST_SCALE * held
 
 
 def settle(s: BattleLineState) -> None:
