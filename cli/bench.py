@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -1087,6 +1088,69 @@ def bench_battleplan(
             f"{'yes' if r.same_answer else 'NO'})"
         )
     click.echo(f"  target whole command <= {bp.TARGET_S:g} s: {'met' if met else 'MISSED'}")
+
+
+@bench.command("leaf")
+@click.option("--games", default=40, show_default=True, type=click.IntRange(min=1))
+@click.option("--bots", default="heuristic,heuristic", show_default=True, help="The two bots.")
+@click.option("--deck", type=click.Choice(["full", "troops"]), default="full", show_default=True)
+@click.option("--seed", default=1, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def bench_leaf(games: int, bots: str, deck: str, seed: int, as_json: bool) -> None:
+    """How well the expert's leaf foretells the game: the log loss of its chance to win
+    every position of --games games against their results (a coin: 0.693), before and
+    after its calibration, and at other calibrations."""
+    from battlejudge.engines.battleline.bots import calibration, expert
+    from battlejudge.engines.battleline.game import GAME
+
+    names = [b.strip() for b in bots.split(",")]
+    if len(names) != 2:
+        raise click.BadParameter(f"two bots, comma-separated, got {bots!r}", param_hint="--bots")
+    for n in names:
+        GAME.make_bot(n, 0)  # an unknown name fails here, with the bots' list
+
+    def make(i: int) -> tuple[Any, Any]:
+        return (GAME.make_bot(names[0], seed + 2 * i), GAME.make_bot(names[1], seed + 2 * i + 1))
+
+    samples = calibration.collect(GAME, make, games, seed, {"deck": deck})
+    old = calibration.UNCALIBRATED
+    before = calibration.tau_losses(
+        samples, [old["tau"]], old["hand_p"], old["draw_p"], old["draws"]
+    )[old["tau"]]
+    taus = sorted({0.1, 0.15, 0.2, expert.TAU, 0.35, 0.5, 0.75, 1.0})
+    after = calibration.tau_losses(samples, taus)
+    figures = {
+        "games": games,
+        "bots": names,
+        "deck": deck,
+        "positions": len(samples),
+        "coin": math.log(2),
+        "uncalibrated": before,
+        "expert": after[expert.TAU],
+        "ratio": after[expert.TAU] / before if before else 0.0,
+        "by_tau": {str(t): v for t, v in after.items()},
+    }
+    if as_json:
+        emit_json(figures)
+        return
+    click.echo(
+        f"bench leaf: {games} games {names[0]} vs {names[1]}, {deck} deck, "
+        f"{len(samples)} positions (log loss of the leaf's chance to win; lower is better)"
+    )
+    click.echo(f"  coin (0.5)                          {math.log(2):.4f}")
+    click.echo(
+        f"  leaf before calibration             {before:.4f}  (hand {old['hand_p']:g}, "
+        f"draws {old['draw_p']:g} x {old['draws']:g} per open place, tau {old['tau']:g})"
+    )
+    click.echo(
+        f"  expert's leaf                       {after[expert.TAU]:.4f}  (hand "
+        f"{expert.LEAF_HAND_P:g}, draws {expert.DRAW_P:g} x {expert.DRAWS:g}, tau {expert.TAU:g})"
+        f"  ratio {figures['ratio']:.2f}x the uncalibrated"
+    )
+    click.echo(
+        "  expert's leaf at other tau:         "
+        + ", ".join(f"{t:g}: {v:.4f}" for t, v in after.items())
+    )
 
 
 @bench.command("bots")

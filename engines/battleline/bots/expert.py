@@ -174,6 +174,19 @@ def deal_probabilities(
     return probs[me], probs[opp]
 
 
+def deal_chances(
+    s: BattleLineState,
+    me: int,
+    hand_p: float = LEAF_HAND_P,
+    draw_p: float = DRAW_P,
+    draws: float = DRAWS,
+) -> list[float]:
+    """Each flag's chance for ``me`` in the deal ``s``, judged on the deal's cards
+    (:func:`deal_probabilities` with these parameters), before the calibration."""
+    p_me, p_opp = deal_probabilities(s, me, hand_p, draw_p, draws)
+    return Evaluator.with_probabilities(Position.from_state(s, me), p_me, p_opp).chances()
+
+
 def strong_completions(obs: Observation) -> list[frozenset[int]]:
     """For each flag where the opponent has one card to go, all placed before his latest
     play (he has played elsewhere since), no Fog: the unseen troops that would give
@@ -314,10 +327,8 @@ class ExpertBot(SearchBot):
         """:func:`match_value` of the flags judged on the deal's cards
         (:func:`deal_probabilities`), plus the tactics still in hand at their scaled price
         (so that spending one is not free)."""
-        p_me, p_opp = deal_probabilities(s, me)
-        ev = Evaluator.with_probabilities(Position.from_state(s, me), p_me, p_opp)
         held = heuristic.tactics_held_value(s.hands[me], s.leader_played[me])
-        return match_value(ev.chances()) + COST_SCALE * held
+        return match_value(deal_chances(s, me)) + COST_SCALE * held
 
 
 def settle(s: BattleLineState) -> None:

@@ -1,0 +1,109 @@
+"""How well a leaf value foretells the game (for ``battlejudge bench leaf``).
+
+:func:`collect` plays whole games between two bots and keeps every position where a player
+had a real play-phase choice, with the hidden cards as they were and the game's result for
+that player. :func:`log_loss` scores a value (a function of a state and a player, giving his
+chance to win) against those results: a coin scores ln 2 = 0.693, a perfect oracle 0. The
+expert's leaf (:meth:`ExpertBot.leaf_value <.expert.ExpertBot.leaf_value>` without its
+tactics term) judges exactly such a state, a deal with every card fixed, so this measures
+it as the search uses it. This is how the expert's calibration (:func:`.expert.calibrated`)
+was found: the leaf before it scored worse than a coin.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+from battlejudge.engines.battleline.bots import expert
+from battlejudge.engines.battleline.bots.base import BotLike
+from battlejudge.engines.battleline.state import DRAW_GAME, PLAY_PHASE, BattleLineState
+from battlejudge.engines.game import CHANCE, sample_chance
+from battlejudge.engines.games import GameInfo, Setup
+
+Value = Callable[[BattleLineState, int], float]
+"""A player's chance to win a state, as a leaf judges it."""
+UNCALIBRATED = {"hand_p": 0.4, "draw_p": 0.8, "draws": 0.5, "tau": 1.0}
+"""The expert's leaf before the calibration (its first measured version)."""
+CLIP = 1e-6
+"""Values are kept this far from 0 and 1 (a sure value that is wrong costs 13.8, not inf)."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A position of game number ``game`` where ``player`` had a real play-phase choice
+    (hidden cards as they were), and the game's result for him: 1 won, 0 lost, 0.5 drawn."""
+
+    game: int
+    state: BattleLineState
+    player: int
+    result: float
+
+
+def collect(
+    game: GameInfo,
+    make: Callable[[int], tuple[BotLike, BotLike]],
+    games: int,
+    seed: int,
+    options: Mapping[str, str] | None = None,
+) -> list[Sample]:
+    """Play ``games`` games (game i: ``make(i)``'s bots, seats swapped every other game,
+    chance seeded ``seed + i``) and keep every position before a real play-phase choice."""
+    samples: list[Sample] = []
+    for i in range(games):
+        bots = make(i)
+        seats = bots if i % 2 == 0 else (bots[1], bots[0])
+        state = game.start(dict(options or {}), Setup(certify=False))
+        assert isinstance(state, BattleLineState)
+        chance = random.Random(seed + i)
+        kept: list[tuple[BattleLineState, int]] = []
+        while not state.is_terminal():
+            p = state.current_player()
+            if p == CHANCE:
+                state.apply_action(sample_chance(state, chance))
+                continue
+            if state.phase == PLAY_PHASE and len(state.legal_actions()) > 1:
+                copy = state.clone()
+                copy.certify = False
+                kept.append((copy, p))
+            state.apply_action(seats[p].step(state))
+        for s, p in kept:
+            won = 0.5 if state.winner == DRAW_GAME else 1.0 if state.winner == p else 0.0
+            samples.append(Sample(i, s, p, won))
+    return samples
+
+
+def log_loss(predictions: Iterable[tuple[float, float]]) -> float:
+    """The mean log loss of (chance, result) pairs (ln 2 for a coin's 0.5)."""
+    total, n = 0.0, 0
+    for chance, y in predictions:
+        v = min(1.0 - CLIP, max(CLIP, chance))
+        total -= y * math.log(v) + (1.0 - y) * math.log(1.0 - v)
+        n += 1
+    return total / max(1, n)
+
+
+def score(samples: Iterable[Sample], value: Value) -> float:
+    """The log loss of ``value``'s chances against the samples' results."""
+    return log_loss((value(x.state, x.player), x.result) for x in samples)
+
+
+def tau_losses(
+    samples: list[Sample],
+    taus: Iterable[float],
+    hand_p: float = expert.LEAF_HAND_P,
+    draw_p: float = expert.DRAW_P,
+    draws: float = expert.DRAWS,
+) -> dict[float, float]:
+    """The log loss of the leaf with these parameters at each calibration ``tau`` (each
+    position's flag chances are worked out once)."""
+    chances = [expert.deal_chances(x.state, x.player, hand_p, draw_p, draws) for x in samples]
+    return {
+        tau: log_loss(
+            (expert.win_probability(expert.calibrated(c, tau)), x.result)
+            for x, c in zip(samples, chances, strict=True)
+        )
+        for tau in taus
+    }
