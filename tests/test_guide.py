@@ -1151,3 +1151,26 @@ def test_cli_interactive_json() -> None:
     assert replies[0]["section"] is None and "BattlePlan" in replies[0]["answer"]
     assert replies[1]["section"] in {"Objective", "Flags and Winning"}
     assert replies[-1]["answer"].startswith("Goodbye")
+
+
+def test_title_as_setting_is_left_out_of_the_sentence_vector() -> None:
+    """Every question a game's guide gets is in that game: "in Nine Circles" says nothing about
+    which section answers, and is left out of the vector (as keyword search drops the title).
+    Where the game is what is asked about ("what is Force Duel?") the title stays."""
+    nine = guide("nine-circles").retriever
+    assert nine.canonical("who plays first in Nine Circles?").split() == [
+        "who",
+        "plays",
+        "first",
+        "?",
+    ]
+    assert "nine-circles" not in nine.canonical("who deals in nine-circles")
+    duel = guide("force-duel").retriever
+    assert duel.canonical("what is Force Duel?") == "what is Force Duel?"
+    assert duel.canonical("the point of force duel") == "the point of force duel"
+    if EMBEDDINGS:
+        # Who starts is settled by the ruling that Battle Line's rules apply (its own words:
+        # "the player who did not deal goes first"); with the title in the vector, the ways of
+        # asking that name the game pulled the bare question to Turns.
+        for q in ("who plays first?", "who plays first in nine circles?"):
+            assert guide("nine-circles").ask(q).section == "Ruling: Same game as Battle Line"
