@@ -55,7 +55,7 @@ TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 # benchmark.
 FLOORS = {
     True: {
-        "tuned": 0.95,
+        "tuned": 0.96,
         "heldout": 0.93,
         "formal": 0.98,
         "fresh": 0.92,
@@ -65,12 +65,14 @@ FLOORS = {
         "dev5": 0.89,
         "dev6": 0.88,
         "dev7": 0.94,
-        "dev8": 0.86,
+        "dev8": 0.87,
         "dev9": 0.90,
         "dev10": 0.87,
-        "dev11": 0.85,
+        "dev11": 0.86,
         # first run 77.9% (Force Duel 59.6%), before anything was read from it (sixth round)
-        "dev12": 0.84,
+        "dev12": 0.85,
+        # first run 90.6% (Force Duel 88.3%), before anything was read from it (seventh round)
+        "dev13": 0.91,
         # sealed until measured once at the end of the fifth round (92.3%); read since
         "fresh3": 0.93,
     },
@@ -90,6 +92,7 @@ FLOORS = {
         "dev10": 0.76,
         "dev11": 0.75,
         "dev12": 0.68,
+        "dev13": 0.79,
         "fresh3": 0.83,
     },
 }
