@@ -1177,3 +1177,21 @@ def test_title_as_setting_is_left_out_of_the_sentence_vector() -> None:
         # asking that name the game pulled the bare question to Turns.
         for q in ("who plays first?", "who plays first in nine circles?"):
             assert guide("nine-circles").ask(q).section == "Ruling: Same game as Battle Line"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_ways_of_asking_drop_the_title_as_questions_do(game: str) -> None:
+    """A way of asking that names the game ("who deals in nine circles") holds no keyword from
+    the title: the question side drops it, so on the other side it only made "circle" (a Flag)
+    or "force" (a force card) a keyword of facts that have nothing to do with them."""
+    g = guide(game)
+    title = plain(g.reference.title)
+    named = 0
+    for k, faq in enumerate(g.reference.faqs):
+        for j, q in enumerate(faq.questions):
+            written = plain(expand_shorthand(q))
+            if title in written:
+                named += 1
+                without = g.analyzer.terms(written.replace(title, " "))
+                assert g.retriever.question_terms[k][j] == frozenset(without), q
+    assert named, f"no way of asking of {game} names the game"

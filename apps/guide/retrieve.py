@@ -315,8 +315,13 @@ class Retriever:
         self._passage_section = np.array([i for i, _ in self.passages], dtype=np.int64)
         passage_terms = [self._passage_terms(sections[i], p) for i, p in self.passages]
         self._faq_section = np.array([position[f.section] for f in faqs], dtype=np.int64)
-        # Ways of asking are read as questions are (shorthand written out), so both match alike.
-        asked = [[analyzer.terms(expand_shorthand(q)) for q in f.questions] for f in faqs]
+        # Ways of asking are read as questions are (shorthand written out, the game's title left
+        # out: "who deals in nine circles" must not make "circle" a keyword of the dealer), so
+        # both match alike.
+        asked = [
+            [analyzer.terms(analyzer.without_title(expand_shorthand(q))) for q in f.questions]
+            for f in faqs
+        ]
         self.question_terms: tuple[tuple[frozenset[str], ...], ...] = tuple(
             tuple(frozenset(terms) for terms in per_faq) for per_faq in asked
         )
