@@ -55,7 +55,7 @@ TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 # benchmark.
 FLOORS = {
     True: {
-        "tuned": 0.95,
+        "tuned": 0.96,
         "heldout": 0.93,
         "formal": 0.98,
         "fresh": 0.92,
@@ -65,12 +65,14 @@ FLOORS = {
         "dev5": 0.89,
         "dev6": 0.88,
         "dev7": 0.94,
-        "dev8": 0.86,
+        "dev8": 0.87,
         "dev9": 0.90,
         "dev10": 0.87,
-        "dev11": 0.85,
+        "dev11": 0.86,
         # first run 77.9% (Force Duel 59.6%), before anything was read from it (sixth round)
-        "dev12": 0.84,
+        "dev12": 0.85,
+        # first run 90.6% (Force Duel 88.3%), before anything was read from it (seventh round)
+        "dev13": 0.91,
         # sealed until measured once at the end of the fifth round (92.3%); read since
         "fresh3": 0.93,
     },
@@ -90,6 +92,7 @@ FLOORS = {
         "dev10": 0.76,
         "dev11": 0.75,
         "dev12": 0.68,
+        "dev13": 0.79,
         "fresh3": 0.83,
     },
 }
@@ -1151,3 +1154,44 @@ def test_cli_interactive_json() -> None:
     assert replies[0]["section"] is None and "BattlePlan" in replies[0]["answer"]
     assert replies[1]["section"] in {"Objective", "Flags and Winning"}
     assert replies[-1]["answer"].startswith("Goodbye")
+
+
+def test_title_as_setting_is_left_out_of_the_sentence_vector() -> None:
+    """Every question a game's guide gets is in that game: "in Nine Circles" says nothing about
+    which section answers, and is left out of the vector (as keyword search drops the title).
+    Where the game is what is asked about ("what is Force Duel?") the title stays."""
+    nine = guide("nine-circles").retriever
+    assert nine.canonical("who plays first in Nine Circles?").split() == [
+        "who",
+        "plays",
+        "first",
+        "?",
+    ]
+    assert "nine-circles" not in nine.canonical("who deals in nine-circles")
+    duel = guide("force-duel").retriever
+    assert duel.canonical("what is Force Duel?") == "what is Force Duel?"
+    assert duel.canonical("the point of force duel") == "the point of force duel"
+    if EMBEDDINGS:
+        # Who starts is settled by the ruling that Battle Line's rules apply (its own words:
+        # "the player who did not deal goes first"); with the title in the vector, the ways of
+        # asking that name the game pulled the bare question to Turns.
+        for q in ("who plays first?", "who plays first in nine circles?"):
+            assert guide("nine-circles").ask(q).section == "Ruling: Same game as Battle Line"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_ways_of_asking_drop_the_title_as_questions_do(game: str) -> None:
+    """A way of asking that names the game ("who deals in nine circles") holds no keyword from
+    the title: the question side drops it, so on the other side it only made "circle" (a Flag)
+    or "force" (a force card) a keyword of facts that have nothing to do with them."""
+    g = guide(game)
+    title = plain(g.reference.title)
+    named = 0
+    for k, faq in enumerate(g.reference.faqs):
+        for j, q in enumerate(faq.questions):
+            written = plain(expand_shorthand(q))
+            if title in written:
+                named += 1
+                without = g.analyzer.terms(written.replace(title, " "))
+                assert g.retriever.question_terms[k][j] == frozenset(without), q
+    assert named, f"no way of asking of {game} names the game"

@@ -402,6 +402,12 @@ class Analyzer:
         s = plain(text)
         return self._phrases.sub(" ", s) if self._phrases is not None else s
 
+    def without_title(self, text: str) -> str:
+        """``text`` in plain form with the game's own title (its multi-word stopwords) blanked
+        out, as :meth:`terms` does for a question."""
+        s = plain(text)
+        return self._stop_phrases.sub(" ", s) if self._stop_phrases is not None else s
+
     def cues(self, text: str) -> list[str]:
         """Terms hinted at by the question words of ``text`` (``when``: ``turn``, ``before``...)."""
         out: list[str] = []
