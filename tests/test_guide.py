@@ -384,6 +384,44 @@ def test_a_long_story_is_not_sent_to_the_fallback_for_its_length() -> None:
     assert not guide("force-duel").ask("what is the capital of france").answered
 
 
+@pytest.mark.skipif(not EMBEDDINGS, reason="confident answers need the embedding model")
+def test_a_question_near_what_the_rules_leave_open_is_not_confident() -> None:
+    """fresh4's one confident wrong answer (eighth round): the unit cards' section won at 0.95,
+    by its name, over the section saying what the unit cards do is not given (lead 0.84). A
+    runner-up that says what the rules leave open needs a lead of OPEN_MARGIN."""
+    answer = guide("force-duel").ask(
+        "what do the unit cards in the battle deck actually do to the battle"
+    )
+    assert answer.answered and answer.score < HIGH, answer
+
+
+def test_confidence_needs_the_nearest_way_of_asking_and_a_lead_over_an_open_section() -> None:
+    """Strong evidence is not enough when another section holds a nearer way of asking (fresh4:
+    "how many strategy cards are in the deck", a Components way of asking word for word, won by
+    Strategy Cards), or when the runner-up says what the rules leave open and the lead is short."""
+    from battlejudge.apps.guide.retrieve import OPEN_MARGIN, STRONG, Features
+
+    retriever = guide("force-duel").retriever
+    if retriever.embedder is None:
+        pytest.skip("confident answers need the embedding model")
+    strong = Features(0.95, 1.0, OPEN_MARGIN + 0.5, 0.0, 0.0, -0.5, 0.3, 0.9, False)
+    assert retriever.confidence(strong) >= HIGH
+    assert retriever.confidence(Features(0.95, 1.0, 1.5, 0.0, 0.0, -0.5, 0.3, 0.99)) < HIGH
+    assert retriever.confidence(Features(0.95, 1.0, 1.5, 0.0, 0.0, -0.5, 0.3, 0.9, True)) >= HIGH
+    short = STRONG["margin"] + 0.2
+    assert retriever.confidence(Features(0.95, 1.0, short, 0.0, 0.0, -0.5, 0.3, 0.9)) >= HIGH
+    assert retriever.confidence(Features(0.95, 1.0, short, 0.0, 0.0, -0.5, 0.3, 0.9, True)) < HIGH
+
+
+def test_open_sections_must_be_sections() -> None:
+    """A front matter naming an open section the reference does not have stops with one line."""
+    source = (EVAL.parents[2] / "apps/guide/data/force-duel.md").read_text()
+    broken = source.replace('open_sections = ["What the Rules', 'open_sections = ["What Nobody', 1)
+    assert broken != source
+    with pytest.raises(ValueError, match="open_sections \\['What Nobody"):
+        parse(broken, "force-duel")
+
+
 def test_a_question_about_another_game_falls_back() -> None:
     """A question naming another game asks about that game, and this guide's rules do not answer
     it, however near its words come to them: every development part asked some (12 were answered,
