@@ -413,6 +413,26 @@ def test_confidence_needs_the_nearest_way_of_asking_and_a_lead_over_an_open_sect
     assert retriever.confidence(Features(0.95, 1.0, short, 0.0, 0.0, -0.5, 0.3, 0.9, True)) < HIGH
 
 
+@pytest.mark.skipif(not EMBEDDINGS, reason="ways of asking are matched by the embedding model")
+@pytest.mark.parametrize(
+    ("game", "question", "answers"),
+    [
+        # fresh4 and dev5: a Components way of asking word for word; Strategy Cards won by name
+        ("force-duel", "how many strategy cards are in the deck", ("Components",)),
+        ("force-duel", "how many force cards do we each get", ("Components", "Setup")),
+        ("lines-of-battle", "where do i set my army up", ("Board and Deployment",)),
+        ("lines-of-battle", "cavalry charges a spearman from the front and we tie?", ("Ruling 4",)),
+    ],
+)
+def test_a_near_way_of_asking_beats_the_section_the_question_names(
+    game: str, question: str, answers: tuple[str, ...]
+) -> None:
+    """The eighth round's ranking rule (NEAR_WEIGHT): a question nearly word for word one of a
+    section's ways of asking goes to it, though its words name another section."""
+    answer = guide(game).ask(question)
+    assert answer.section is not None and answer.section.startswith(answers), answer
+
+
 def test_open_sections_must_be_sections() -> None:
     """A front matter naming an open section the reference does not have stops with one line."""
     source = (EVAL.parents[2] / "apps/guide/data/force-duel.md").read_text()
