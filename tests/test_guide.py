@@ -58,25 +58,25 @@ FLOORS = {
         "tuned": 0.96,
         "heldout": 0.93,
         "formal": 0.98,
-        "fresh": 0.92,
-        "fresh2": 0.93,
-        "dev3": 0.95,
-        "dev4": 0.89,
-        "dev5": 0.89,
-        "dev6": 0.88,
-        "dev7": 0.94,
+        "fresh": 0.93,
+        "fresh2": 0.95,
+        "dev3": 0.96,
+        "dev4": 0.90,
+        "dev5": 0.90,
+        "dev6": 0.90,
+        "dev7": 0.95,
         "dev8": 0.87,
-        "dev9": 0.90,
+        "dev9": 0.91,
         "dev10": 0.87,
-        "dev11": 0.86,
+        "dev11": 0.87,
         # first run 77.9% (Force Duel 59.6%), before anything was read from it (sixth round)
-        "dev12": 0.85,
+        "dev12": 0.86,
         # first run 90.6% (Force Duel 88.3%), before anything was read from it (seventh round)
-        "dev13": 0.91,
+        "dev13": 0.92,
         # sealed until measured once at the end of the fifth round (92.3%); read since
-        "fresh3": 0.93,
-        # sealed until measured once after the seventh round (94.3%): the target's part
-        "fresh4": 0.93,
+        "fresh3": 0.94,
+        # sealed until measured once after the seventh round (94.3%); read in the eighth
+        "fresh4": 0.95,
     },
     False: {
         "tuned": 0.83,
@@ -382,6 +382,64 @@ def test_a_long_story_is_not_sent_to_the_fallback_for_its_length() -> None:
     assert answer.section in ("Reshuffling", "Losing Units", "Game End"), answer
     assert THRESHOLD <= answer.score < HIGH
     assert not guide("force-duel").ask("what is the capital of france").answered
+
+
+@pytest.mark.skipif(not EMBEDDINGS, reason="confident answers need the embedding model")
+def test_a_question_near_what_the_rules_leave_open_is_not_confident() -> None:
+    """fresh4's one confident wrong answer (eighth round): the unit cards' section won at 0.95,
+    by its name, over the section saying what the unit cards do is not given (lead 0.84). A
+    runner-up that says what the rules leave open needs a lead of OPEN_MARGIN."""
+    answer = guide("force-duel").ask(
+        "what do the unit cards in the battle deck actually do to the battle"
+    )
+    assert answer.answered and answer.score < HIGH, answer
+
+
+def test_confidence_needs_the_nearest_way_of_asking_and_a_lead_over_an_open_section() -> None:
+    """Strong evidence is not enough when another section holds a nearer way of asking (fresh4:
+    "how many strategy cards are in the deck", a Components way of asking word for word, won by
+    Strategy Cards), or when the runner-up says what the rules leave open and the lead is short."""
+    from battlejudge.apps.guide.retrieve import OPEN_MARGIN, STRONG, Features
+
+    retriever = guide("force-duel").retriever
+    if retriever.embedder is None:
+        pytest.skip("confident answers need the embedding model")
+    strong = Features(0.95, 1.0, OPEN_MARGIN + 0.5, 0.0, 0.0, -0.5, 0.3, 0.9, False)
+    assert retriever.confidence(strong) >= HIGH
+    assert retriever.confidence(Features(0.95, 1.0, 1.5, 0.0, 0.0, -0.5, 0.3, 0.99)) < HIGH
+    assert retriever.confidence(Features(0.95, 1.0, 1.5, 0.0, 0.0, -0.5, 0.3, 0.9, True)) >= HIGH
+    short = STRONG["margin"] + 0.2
+    assert retriever.confidence(Features(0.95, 1.0, short, 0.0, 0.0, -0.5, 0.3, 0.9)) >= HIGH
+    assert retriever.confidence(Features(0.95, 1.0, short, 0.0, 0.0, -0.5, 0.3, 0.9, True)) < HIGH
+
+
+@pytest.mark.skipif(not EMBEDDINGS, reason="ways of asking are matched by the embedding model")
+@pytest.mark.parametrize(
+    ("game", "question", "answers"),
+    [
+        # fresh4 and dev5: a Components way of asking word for word; Strategy Cards won by name
+        ("force-duel", "how many strategy cards are in the deck", ("Components",)),
+        ("force-duel", "how many force cards do we each get", ("Components", "Setup")),
+        ("lines-of-battle", "where do i set my army up", ("Board and Deployment",)),
+        ("lines-of-battle", "cavalry charges a spearman from the front and we tie?", ("Ruling 4",)),
+    ],
+)
+def test_a_near_way_of_asking_beats_the_section_the_question_names(
+    game: str, question: str, answers: tuple[str, ...]
+) -> None:
+    """The eighth round's ranking rule (NEAR_WEIGHT): a question nearly word for word one of a
+    section's ways of asking goes to it, though its words name another section."""
+    answer = guide(game).ask(question)
+    assert answer.section is not None and answer.section.startswith(answers), answer
+
+
+def test_open_sections_must_be_sections() -> None:
+    """A front matter naming an open section the reference does not have stops with one line."""
+    source = (EVAL.parents[2] / "apps/guide/data/force-duel.md").read_text()
+    broken = source.replace('open_sections = ["What the Rules', 'open_sections = ["What Nobody', 1)
+    assert broken != source
+    with pytest.raises(ValueError, match="open_sections \\['What Nobody"):
+        parse(broken, "force-duel")
 
 
 def test_a_question_about_another_game_falls_back() -> None:
@@ -970,6 +1028,9 @@ def test_words_of_a_known_name_are_not_foreign() -> None:
         ("nine-circles", "does the loser get any pts at all", "Scoring Multiple Games"),
         ("lines-of-battle", "how does a frontal atk work", "Combat Phase"),
         ("battleline", "if my oppo has no cards yet at a flag can i claim?", "Flags"),
+        # fresh4 (eighth round): "hav" and "nxt" were foreign words, and both fell back
+        ("force-duel", "how many force cards does each player hav", "Components"),
+        ("nine-circles", "does the winner start the nxt game", "Scoring Multiple Games"),
     ],
 )
 def test_chat_shorthand_reads_as_the_words_it_stands_for(

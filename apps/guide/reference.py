@@ -12,7 +12,9 @@ File format (see ``data/battleline.md``): TOML front matter between ``+++`` line
 The front matter also gives ``title``, ``setup_section`` and ``turn_section`` (the rules sections
 the walkthroughs come from), ``stopwords``, ``synonyms`` (groups, first member canonical) and
 ``card_names`` (section name -> other names, e.g. the other theme's), ``acting_cards`` (the
-cards played on another card: Traitor, Deserter, Redeploy) and ``same_rules_as`` (the id of a
+cards played on another card: Traitor, Deserter, Redeploy), ``open_sections`` (the sections that
+say what the rules text leaves open, such as Force Duel's "What the Rules Leave Open") and
+``same_rules_as`` (the id of a
 game this one re-themes, whose name a question about this one may use: Nine Circles' Battle Line).
 
 Beside each ``<id>.md``, ``<id>.toml`` holds the questions players ask, in the project's own
@@ -120,6 +122,10 @@ class Reference:
     acting_cards: frozenset[str] = frozenset()
     """Cards played on another card (Battle Line's Traitor, Deserter and Redeploy): named with a
     second card, their entry (or a ruling on their targets) answers, not the target's entry."""
+    open_sections: frozenset[str] = frozenset()
+    """Sections that say what the rules text leaves open (``open_sections`` in the front matter):
+    a question near one of them may ask what the rules never settle, so an answer from another
+    section is not confidently right (:data:`~battlejudge.apps.guide.retrieve.OPEN_MARGIN`)."""
     out_of_scope: tuple[str, ...] = ()
     """Questions about this game its rules do not answer (``out_of_scope`` in ``<id>.toml``),
     beside the examples every game shares (:func:`out_of_scope_questions`)."""
@@ -384,6 +390,11 @@ def parse(source: str, game: str) -> Reference:
     card_names = {s.name for s in sections if s.kind == "card"}
     if acting - card_names:
         raise ValueError(f"{where}: acting_cards {sorted(acting - card_names)} are not cards")
+    open_sections = frozenset(_str_list(meta, "open_sections", where))
+    if open_sections - set(by_name):
+        raise ValueError(
+            f"{where}: open_sections {sorted(open_sections - set(by_name))} are not sections"
+        )
     return Reference(
         game=game,
         title=title,
@@ -393,5 +404,6 @@ def parse(source: str, game: str) -> Reference:
         synonyms=(*card_synonyms, *(tuple(g) for g in synonyms_raw)),
         stopwords=_str_list(meta, "stopwords", where),
         acting_cards=acting,
+        open_sections=open_sections,
         _by_name=by_name,
     )

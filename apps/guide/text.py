@@ -279,6 +279,8 @@ SHORTHAND: dict[str, str] = {
     "theres": "there is",
     "thats": "that is",
     "dmg": "damage",
+    "hav": "have",
+    "nxt": "next",
     "atk": "attack",
     "hp": "hit points",
     "pcs": "pieces",
