@@ -49,7 +49,7 @@ TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 # Floors a little under the figures `battlejudge bench guide` measured (top-1 section accuracy
 # over the in-scope questions of each part), with and without the embedding model. Every part is
 # a development part now except heldout (never tuned on); fresh3, sealed until the fifth round, and
-# dev12 were run once and then read (fresh4, sealed, is the lead's to run); see
+# dev12 were run once and then read; fresh4 and fresh5 too (each sealed until the lead ran it); see
 # docs/guide.md for the figures before and after each change. Any other part in the folder has no
 # floor until it has been measured; it is still checked for cited sections and run by the
 # benchmark.
@@ -77,6 +77,8 @@ FLOORS = {
         "fresh3": 0.94,
         # sealed until measured once after the seventh round (94.3%); read in the eighth
         "fresh4": 0.95,
+        # sealed until measured once after the eighth round (91.6%, Nine Circles 84.0%)
+        "fresh5": 0.90,
     },
     False: {
         "tuned": 0.83,
@@ -97,6 +99,7 @@ FLOORS = {
         "dev13": 0.79,
         "fresh3": 0.83,
         "fresh4": 0.87,
+        "fresh5": 0.81,
     },
 }
 
