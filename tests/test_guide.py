@@ -190,7 +190,7 @@ def test_keyword_accuracy_floor(part: str) -> None:
     assert figures(part, False).accuracy >= FLOORS[False][part]
 
 
-@pytest.mark.parametrize("part", PARTS)
+@pytest.mark.parametrize("part", discover_parts(EVAL))
 @pytest.mark.parametrize("embeddings", [True, False])
 def test_no_confident_wrong_answer(part: str, embeddings: bool) -> None:
     """Issue 20: an answer from the wrong section never comes with high confidence."""
