@@ -1180,14 +1180,16 @@ def bench_bots(
 
     a, b = measure_moves(GAME, make, games, seed, {"deck": deck})
     sa, sb = a.summary(), b.summary()
-    figures = {
+    both = bool(sa.get("decisions")) and bool(sb.get("decisions"))
+    figures: dict[str, Any] = {
         "budget_s": budget,
         "deck": deck,
         "games": games,
         name: sa,
         baseline: sb,
-        "ratio_median_s": sa.get("median_s", 0.0) / max(1e-9, sb.get("median_s", 0.0)),
-        "ratio_peak_mib": sa.get("peak_mib", 0.0) / max(1e-9, sb.get("peak_mib", 0.0)),
+        # No ratio against a baseline that never searched (the heuristic): nothing to compare.
+        "ratio_median_s": sa["median_s"] / sb["median_s"] if both else None,
+        "ratio_peak_mib": sa["peak_mib"] / sb["peak_mib"] if both and sb["peak_mib"] else None,
     }
     if as_json:
         emit_json(figures)
@@ -1207,7 +1209,11 @@ def bench_bots(
             f"  {who:<10}{s['decisions']:>7.0f}{s['median_s']:>10.3f}{s['p95_s']:>9.3f}"
             f"{s['max_s']:>9.3f}{s['median_iterations']:>7.0f}{s['peak_mib']:>10.1f}"
         )
+    if not both:
+        click.echo(f"  no ratio: {name if not sa.get('decisions') else baseline} never searched")
+        return
+    peak = figures["ratio_peak_mib"]
     click.echo(
         f"  ratio {name}/{baseline}: {figures['ratio_median_s']:.2f}x the time per move, "
-        f"{figures['ratio_peak_mib']:.2f}x the peak memory per move"
+        + (f"{peak:.2f}x the peak memory per move" if peak is not None else "no memory ratio")
     )

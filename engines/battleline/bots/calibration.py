@@ -13,15 +13,15 @@ was found: the leaf before it scored worse than a coin.
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+from battlejudge.engines.battleline.actions import Action
 from battlejudge.engines.battleline.bots import expert
 from battlejudge.engines.battleline.bots.base import BotLike
+from battlejudge.engines.battleline.bots.measure import play_games
 from battlejudge.engines.battleline.state import DRAW_GAME, PLAY_PHASE, BattleLineState
-from battlejudge.engines.game import CHANCE, sample_chance
-from battlejudge.engines.games import GameInfo, Setup
+from battlejudge.engines.games import GameInfo
 
 Value = Callable[[BattleLineState, int], float]
 """A player's chance to win a state, as a leaf judges it."""
@@ -52,26 +52,20 @@ def collect(
     """Play ``games`` games (game i: ``make(i)``'s bots, seats swapped every other game,
     chance seeded ``seed + i``) and keep every position before a real play-phase choice."""
     samples: list[Sample] = []
-    for i in range(games):
-        bots = make(i)
-        seats = bots if i % 2 == 0 else (bots[1], bots[0])
-        state = game.start(dict(options or {}), Setup(certify=False))
-        assert isinstance(state, BattleLineState)
-        chance = random.Random(seed + i)
-        kept: list[tuple[BattleLineState, int]] = []
-        while not state.is_terminal():
-            p = state.current_player()
-            if p == CHANCE:
-                state.apply_action(sample_chance(state, chance))
-                continue
-            if state.phase == PLAY_PHASE and len(state.legal_actions()) > 1:
-                copy = state.clone()
-                copy.certify = False
-                kept.append((copy, p))
-            state.apply_action(seats[p].step(state))
+    kept: list[tuple[BattleLineState, int]] = []
+
+    def keep(_i: int, bot: BotLike, state: BattleLineState) -> Action:
+        if state.phase == PLAY_PHASE and len(state.legal_actions()) > 1:
+            copy = state.clone()
+            copy.certify = False
+            kept.append((copy, state.current_player()))
+        return bot.step(state)
+
+    for i, _bots, end in play_games(game, make, games, seed, options, keep):
         for s, p in kept:
-            won = 0.5 if state.winner == DRAW_GAME else 1.0 if state.winner == p else 0.0
+            won = 0.5 if end.winner == DRAW_GAME else 1.0 if end.winner == p else 0.0
             samples.append(Sample(i, s, p, won))
+        kept.clear()
     return samples
 
 

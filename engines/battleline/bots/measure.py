@@ -1,7 +1,8 @@
 """What a bot's moves cost: seconds and memory per decision, and the search's iterations
 (for ``battlejudge bench bots``).
 
-:func:`measure_moves` plays whole games between two bots and times every decision that was
+:func:`play_games` plays whole games between two bots, seats swapped (shared with
+:mod:`.calibration`'s ``collect``). :func:`measure_moves` plays whole games between two bots and times every decision that was
 a real choice for a searching bot (:attr:`SearchBot.last` changed), then replays a sample
 of those decisions under ``tracemalloc`` with the same number of iterations to find the
 peak memory a decision allocates (tracemalloc slows Python down, so the timing is taken
@@ -10,12 +11,14 @@ without it).
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 import tracemalloc
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
+from battlejudge.engines.battleline.actions import Action
 from battlejudge.engines.battleline.bots.base import BotLike
 from battlejudge.engines.battleline.bots.search import SearchBot
 from battlejudge.engines.battleline.state import BattleLineState
@@ -47,6 +50,38 @@ class MoveCosts:
         }
 
 
+Step = Callable[[int, BotLike, BattleLineState], Action]
+"""How a decision is made in :func:`play_games`: given the game's number, the bot to move and
+the state, the action (by default the bot's own ``step``)."""
+
+
+def play_games(
+    game: GameInfo,
+    make: Callable[[int], tuple[BotLike, BotLike]],
+    games: int,
+    seed: int,
+    options: Mapping[str, str] | None = None,
+    step: Step | None = None,
+) -> Iterator[tuple[int, tuple[BotLike, BotLike], BattleLineState]]:
+    """Play ``games`` games: game i between ``make(i)``'s bots (seats swapped every other
+    game), chance seeded ``seed + i``, every decision made by ``step``; yield each game's
+    number, bots and final state as it ends."""
+    decide: Step = step or (lambda _i, bot, state: bot.step(state))
+    for i in range(games):
+        bots = make(i)
+        seats = bots if i % 2 == 0 else (bots[1], bots[0])
+        state = game.start(dict(options or {}), Setup(certify=False))
+        assert isinstance(state, BattleLineState)
+        chance = random.Random(seed + i)
+        while not state.is_terminal():
+            p = state.current_player()
+            if p == CHANCE:
+                state.apply_action(sample_chance(state, chance))
+                continue
+            state.apply_action(decide(i, seats[p], state))
+        yield i, bots, state
+
+
 def measure_moves(
     game: GameInfo,
     make: Callable[[int], tuple[BotLike, BotLike]],
@@ -58,37 +93,34 @@ def measure_moves(
     """Play ``games`` games (seats swapped every other game; ``make(i)`` builds game i's two
     bots, first the one measured as ``a``) and return each bot's costs. The memory of
     ``memory_samples`` decisions per bot is measured again with ``iterations`` fixed."""
-    import random
-
     costs = (MoveCosts("a"), MoveCosts("b"))
     replays: tuple[list[tuple[BattleLineState, int]], list[tuple[BattleLineState, int]]] = (
         [],
         [],
     )
-    for i in range(games):
+    playing: list[tuple[BotLike, BotLike]] = []
+
+    def make_game(i: int) -> tuple[BotLike, BotLike]:
         bots = make(i)
         costs[0].name, costs[1].name = bots[0].name, bots[1].name
-        seats = bots if i % 2 == 0 else (bots[1], bots[0])
-        state = game.start(dict(options or {}), Setup(certify=False))
-        assert isinstance(state, BattleLineState)
-        chance = random.Random(seed + i)
-        while not state.is_terminal():
-            p = state.current_player()
-            if p == CHANCE:
-                state.apply_action(sample_chance(state, chance))
-                continue
-            bot = seats[p]
-            k = 0 if bot is bots[0] else 1
-            before = getattr(bot, "last", None)
-            t0 = time.perf_counter()
-            action = bot.step(state)
-            elapsed = time.perf_counter() - t0
-            last = getattr(bot, "last", None)
-            if isinstance(bot, SearchBot) and last is not before and last is not None:
-                costs[k].seconds.append(elapsed)
-                costs[k].iterations.append(last.iterations)
-                replays[k].append((state.clone(), last.iterations))
-            state.apply_action(action)
+        playing[:] = [bots]
+        return bots
+
+    def timed(_i: int, bot: BotLike, state: BattleLineState) -> Action:
+        k = 0 if bot is playing[0][0] else 1
+        before = getattr(bot, "last", None)
+        t0 = time.perf_counter()
+        action = bot.step(state)
+        elapsed = time.perf_counter() - t0
+        last = getattr(bot, "last", None)
+        if isinstance(bot, SearchBot) and last is not before and last is not None:
+            costs[k].seconds.append(elapsed)
+            costs[k].iterations.append(last.iterations)
+            replays[k].append((state.clone(), last.iterations))
+        return action
+
+    for _ in play_games(game, make_game, games, seed, options, timed):
+        pass
     for k in (0, 1):
         sample = replays[k][:: max(1, len(replays[k]) // max(1, memory_samples))][:memory_samples]
         for state, iterations in sample:
