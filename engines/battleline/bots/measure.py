@@ -2,11 +2,11 @@
 (for ``battlejudge bench bots``).
 
 :func:`play_games` plays whole games between two bots, seats swapped (shared with
-:mod:`.calibration`'s ``collect``). :func:`measure_moves` plays whole games between two bots and times every decision that was
-a real choice for a searching bot (:attr:`SearchBot.last` changed), then replays a sample
-of those decisions under ``tracemalloc`` with the same number of iterations to find the
-peak memory a decision allocates (tracemalloc slows Python down, so the timing is taken
-without it).
+:mod:`.calibration`'s ``collect``). :func:`measure_moves` times, in such games, every
+decision that was a real choice for a searching bot (:attr:`SearchBot.last` changed), then
+replays a sample of those decisions under ``tracemalloc`` with the same number of
+iterations to find the peak memory a decision allocates (tracemalloc slows Python down, so
+the timing is taken without it).
 """
 
 from __future__ import annotations
