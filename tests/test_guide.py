@@ -1262,3 +1262,49 @@ def test_ways_of_asking_drop_the_title_as_questions_do(game: str) -> None:
                 without = g.analyzer.terms(written.replace(title, " "))
                 assert g.retriever.question_terms[k][j] == frozenset(without), q
     assert named, f"no way of asking of {game} names the game"
+
+
+def test_nine_circles_borrows_battle_lines_ways_of_asking() -> None:
+    """Nine Circles is Battle Line re-themed: where both references say the same rule in the
+    same section (the cards, Formations, Tactics Cards), every way of asking written for Battle
+    Line is one of Nine Circles' too, under its own section (nine-circles.toml, [borrow])."""
+    nine = load("nine-circles")
+    fog = {q for f in load("battleline").faqs if f.section == "Fog" for q in f.questions}
+    assert fog <= {q for f in nine.faqs if f.section == "Mano a Mano!" for q in f.questions}
+    # Battle Line's Flags also holds the tie rule, which Nine Circles gives under Formations:
+    # not borrowed, so its ways of asking do not pull tie questions to Claiming Circles.
+    flags = {f.questions for f in load("battleline").faqs if f.section == "Flags"}
+    assert not flags & {f.questions for f in nine.faqs}
+    # Borrowed ways of asking bring no direct answer in Battle Line's words.
+    assert not any(f.answer and "Flag" in f.answer for f in nine.faqs)
+
+
+def test_borrowing_from_an_unknown_section_is_rejected() -> None:
+    ref = load("nine-circles")
+    source = '[borrow]\ngame = "battleline"\n[borrow.sections]\n"Mud" = "Swamp"\n'
+    with pytest.raises(ValueError, match="unknown battleline section 'Swamp'"):
+        with_faqs(ref, source)
+    source = '[borrow]\ngame = "battleline"\n[borrow.sections]\n"Swamp" = "Mud"\n'
+    with pytest.raises(ValueError, match="borrow names unknown section 'Swamp'"):
+        with_faqs(ref, source)
+    with pytest.raises(ValueError, match="'borrow' must be a table"):
+        with_faqs(ref, 'borrow = "battleline"\n')
+
+
+def test_a_cards_short_name_is_the_card_to_the_sentence_vectors() -> None:
+    """Players shorten card names ("mephisto", "shifter", "monkey"): these are the card's names,
+    so the sentence vectors read them as the card, as they read Darius as a Leader. A short name
+    inside the full name is left alone, and a card's own name stays as written."""
+    nine = guide("nine-circles").retriever
+    assert nine.canonical("what does mephisto count as") == (
+        "what does Beelzebub and Mephistopheles count as"
+    )
+    assert nine.canonical("the 3-headed monkey") == "the 3-headed monkey"
+    assert nine.canonical("a monkey and a shifter") == "a 3-headed monkey and a Shapeshifter"
+    assert guide("battleline").retriever.canonical("under fog") == "under fog"
+    assert guide("nine-circles").card("mephisto").section == "Beelzebub and Mephistopheles"
+    if EMBEDDINGS:
+        # fresh5: the short name alone had gone to the claim-proof ruling ("count with their
+        # best choice"), the vectors not knowing Mephisto is the Leader.
+        answer = guide("nine-circles").ask("what does mephisto count as")
+        assert answer.section in ("Beelzebub and Mephistopheles", "Ruling 2: Wild cards")

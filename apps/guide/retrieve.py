@@ -404,7 +404,10 @@ class Retriever:
                 {*self._spellable, *(w for w in (*STOPWORDS, *FILLER) if len(w) >= SPELL_LENGTH)}
             )
         self.vocabulary_vectors: NDArray[np.float32] | None = None
-        aliases = {n.lower(): c.name for c in reference.cards for n in c.names[1:] if n != c.name}
+        # A card's own name is matched too, and left as written, so that a short name inside
+        # it ("monkey" in "3-headed monkey") is not replaced within the full name.
+        aliases = {n.lower(): c.name for c in reference.cards for n in c.names}
+        self._own_names = frozenset(c.name.lower() for c in reference.cards)
         self._aliases = aliases
         self._alias_pattern = (
             re.compile(
@@ -501,7 +504,12 @@ class Retriever:
             text = self._title_pattern.sub(" ", text)
         if self._alias_pattern is None:
             return text
-        return self._alias_pattern.sub(lambda m: self._aliases[m.group(1).lower()], text)
+        return self._alias_pattern.sub(self._card_name, text)
+
+    def _card_name(self, m: re.Match[str]) -> str:
+        """The entry's name for the card name matched (a card's own name stays as written)."""
+        found = m.group(1)
+        return found if found.lower() in self._own_names else self._aliases[found.lower()]
 
     def respell(self, question: str) -> str:
         """``question`` with each misspelt word replaced by the reference's word it is close to.
