@@ -1235,6 +1235,17 @@ def test_title_as_setting_is_left_out_of_the_sentence_vector() -> None:
         "?",
     ]
     assert "nine-circles" not in nine.canonical("who deals in nine-circles")
+    # The title naming what the question is about ("the nine circles rules", "the nine
+    # circles deck") is its setting too; the nine circles on the table stay.
+    assert nine.canonical("what comes in the nine circles deck").split() == [
+        "what",
+        "comes",
+        "in",
+        "the",
+        "deck",
+    ]
+    assert nine.canonical("where do the nine circles go") == "where do the nine circles go"
+    assert "9 circles" not in nine.canonical("who starts in 9 circles")
     duel = guide("force-duel").retriever
     assert duel.canonical("what is Force Duel?") == "what is Force Duel?"
     assert duel.canonical("the point of force duel") == "the point of force duel"

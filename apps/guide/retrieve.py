@@ -426,7 +426,9 @@ class Retriever:
             re.compile(
                 r"\bin\s+("
                 + "|".join(r"[\s_-]*".join(re.escape(w) for w in t.split()) for t in titles)
-                + r")(?!\w)",
+                + r")(?!\w)|(?<!\w)(?:"
+                + "|".join(r"[\s_-]*".join(re.escape(w) for w in t.split()) for t in titles)
+                + r")(?=\s+(?:rules?|rulebook|sheet|deck|decks|cards?|version|game)\b)",
                 re.IGNORECASE,
             )
             if titles
