@@ -500,6 +500,15 @@ def test_force_duel_players_words() -> None:
     assert force_duel.ask("who swings first in the first battle").section == "Battle Deck"
 
 
+@pytest.mark.parametrize("game", ["battleplan", "lines-of-battle", "force-duel"])
+def test_a_guy_is_a_piece_or_a_unit(game: str) -> None:
+    """Players call their pieces and units "guys" ("can i attack my own guy"): the same term as
+    the rules' piece or unit for keyword search."""
+    analyzer = guide(game).analyzer
+    piece = "piece" if game == "battleplan" else "unit"
+    assert analyzer.terms("my guys") == analyzer.terms(f"my {piece}s")
+
+
 def test_leading_off_is_starting() -> None:
     """Asked "who leads off game two", a player means who starts it (Ruling 15: the winner starts
     the next game); dev8 and dev10 asked so and fell back, "lead off" being no rules word."""
