@@ -1323,6 +1323,9 @@ def test_a_cards_short_name_is_the_card_to_the_sentence_vectors() -> None:
     assert nine.canonical("a monkey and a shifter") == "a 3-headed monkey and a Shapeshifter"
     assert guide("battleline").retriever.canonical("under fog") == "under fog"
     assert guide("nine-circles").card("mephisto").section == "Beelzebub and Mephistopheles"
+    # Battle Line accepts Nine Circles' names, short ones included.
+    assert guide("battleline").card("monkey").section == "Shield Bearers"
+    assert guide("battleline").retriever.canonical("is mano just fog") == "is Fog just fog"
     if EMBEDDINGS:
         # fresh5: the short name alone had gone to the claim-proof ruling ("count with their
         # best choice"), the vectors not knowing Mephisto is the Leader.
