@@ -1321,6 +1321,8 @@ def test_a_cards_short_name_is_the_card_to_the_sentence_vectors() -> None:
     )
     assert nine.canonical("the 3-headed monkey") == "the 3-headed monkey"
     assert nine.canonical("a monkey and a shifter") == "a 3-headed monkey and a Shapeshifter"
+    # The full name written without its "!" is the card, not "mano" and two more words.
+    assert nine.canonical("what does mano a mano do") == "what does Mano a Mano! do"
     assert guide("battleline").retriever.canonical("under fog") == "under fog"
     assert guide("nine-circles").card("mephisto").section == "Beelzebub and Mephistopheles"
     # Battle Line accepts Nine Circles' names, short ones included.
