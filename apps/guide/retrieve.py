@@ -499,8 +499,11 @@ class Retriever:
         drops the title from questions too: every question a game's guide gets is in that game,
         so "in nine circles" says nothing about which section answers, and in a vector it only
         pulls a short question away from the ways of asking that name no game. Only "in
-        <title>" goes: in "what is Force Duel?" or "the point of Force Duel" the game is what
-        is asked about (leaving those out lost three questions on the evaluation parts).
+        <title>" goes, and the title naming what is asked about ("the nine circles rules", "the
+        nine circles deck": in Nine Circles the title is also the nine circles on the table, and
+        "the nine circles deck" went to Setup): in "what is Force Duel?" or "the point of Force
+        Duel" the game is what is asked about (leaving those out lost three questions on the
+        evaluation parts).
         """
         if self._title_pattern is not None:
             text = self._title_pattern.sub(" ", text)
