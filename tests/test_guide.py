@@ -56,45 +56,46 @@ TURN_FOLLOW_UP = "Do you have any questions about what to do on your turn?"
 FLOORS = {
     True: {
         "tuned": 0.96,
-        "heldout": 0.93,
+        "heldout": 0.94,
         "formal": 0.98,
-        "fresh": 0.93,
-        "fresh2": 0.95,
+        "fresh": 0.94,
+        "fresh2": 0.96,
         "dev3": 0.96,
-        "dev4": 0.90,
-        "dev5": 0.90,
+        "dev4": 0.91,
+        "dev5": 0.91,
         "dev6": 0.90,
-        "dev7": 0.95,
+        "dev7": 0.96,
         "dev8": 0.87,
         "dev9": 0.91,
-        "dev10": 0.87,
+        "dev10": 0.88,
         "dev11": 0.87,
         # first run 77.9% (Force Duel 59.6%), before anything was read from it (sixth round)
-        "dev12": 0.86,
+        "dev12": 0.87,
         # first run 90.6% (Force Duel 88.3%), before anything was read from it (seventh round)
-        "dev13": 0.92,
+        "dev13": 0.93,
         # sealed until measured once at the end of the fifth round (92.3%); read since
         "fresh3": 0.94,
         # sealed until measured once after the seventh round (94.3%); read in the eighth
         "fresh4": 0.95,
-        # sealed until measured once after the eighth round (91.6%, Nine Circles 84.0%)
-        "fresh5": 0.90,
+        # sealed until measured once after the eighth round (91.6%, Nine Circles 84.0%); read in
+        # the ninth (92.7%, Nine Circles 90.0%)
+        "fresh5": 0.91,
     },
     False: {
         "tuned": 0.83,
         "heldout": 0.84,
         "formal": 0.96,
         "fresh": 0.82,
-        "fresh2": 0.86,
+        "fresh2": 0.87,
         "dev3": 0.89,
-        "dev4": 0.66,
-        "dev5": 0.71,
+        "dev4": 0.68,
+        "dev5": 0.72,
         "dev6": 0.73,
         "dev7": 0.78,
-        "dev8": 0.73,
+        "dev8": 0.74,
         "dev9": 0.78,
-        "dev10": 0.76,
-        "dev11": 0.75,
+        "dev10": 0.77,
+        "dev11": 0.76,
         "dev12": 0.68,
         "dev13": 0.79,
         "fresh3": 0.83,
@@ -498,6 +499,15 @@ def test_force_duel_players_words() -> None:
     force_duel = guide("force-duel")
     assert force_duel.ask("force duel in a nutshell?").section == "Overview"
     assert force_duel.ask("who swings first in the first battle").section == "Battle Deck"
+
+
+@pytest.mark.parametrize("game", ["battleplan", "lines-of-battle", "force-duel"])
+def test_a_guy_is_a_piece_or_a_unit(game: str) -> None:
+    """Players call their pieces and units "guys" ("can i attack my own guy"): the same term as
+    the rules' piece or unit for keyword search."""
+    analyzer = guide(game).analyzer
+    piece = "piece" if game == "battleplan" else "unit"
+    assert analyzer.terms("my guys") == analyzer.terms(f"my {piece}s")
 
 
 def test_leading_off_is_starting() -> None:
@@ -1235,6 +1245,17 @@ def test_title_as_setting_is_left_out_of_the_sentence_vector() -> None:
         "?",
     ]
     assert "nine-circles" not in nine.canonical("who deals in nine-circles")
+    # The title naming what the question is about ("the nine circles rules", "the nine
+    # circles deck") is its setting too; the nine circles on the table stay.
+    assert nine.canonical("what comes in the nine circles deck").split() == [
+        "what",
+        "comes",
+        "in",
+        "the",
+        "deck",
+    ]
+    assert nine.canonical("where do the nine circles go") == "where do the nine circles go"
+    assert "9 circles" not in nine.canonical("who starts in 9 circles")
     duel = guide("force-duel").retriever
     assert duel.canonical("what is Force Duel?") == "what is Force Duel?"
     assert duel.canonical("the point of force duel") == "the point of force duel"
@@ -1262,3 +1283,54 @@ def test_ways_of_asking_drop_the_title_as_questions_do(game: str) -> None:
                 without = g.analyzer.terms(written.replace(title, " "))
                 assert g.retriever.question_terms[k][j] == frozenset(without), q
     assert named, f"no way of asking of {game} names the game"
+
+
+def test_nine_circles_borrows_battle_lines_ways_of_asking() -> None:
+    """Nine Circles is Battle Line re-themed: where both references say the same rule in the
+    same section (the cards, Formations, Tactics Cards), every way of asking written for Battle
+    Line is one of Nine Circles' too, under its own section (nine-circles.toml, [borrow])."""
+    nine = load("nine-circles")
+    fog = {q for f in load("battleline").faqs if f.section == "Fog" for q in f.questions}
+    assert fog <= {q for f in nine.faqs if f.section == "Mano a Mano!" for q in f.questions}
+    # Battle Line's Flags also holds the tie rule, which Nine Circles gives under Formations:
+    # not borrowed, so its ways of asking do not pull tie questions to Claiming Circles.
+    flags = {f.questions for f in load("battleline").faqs if f.section == "Flags"}
+    assert not flags & {f.questions for f in nine.faqs}
+    # Borrowed ways of asking bring no direct answer in Battle Line's words.
+    assert not any(f.answer and "Flag" in f.answer for f in nine.faqs)
+
+
+def test_borrowing_from_an_unknown_section_is_rejected() -> None:
+    ref = load("nine-circles")
+    source = '[borrow]\ngame = "battleline"\n[borrow.sections]\n"Mud" = "Swamp"\n'
+    with pytest.raises(ValueError, match="unknown battleline section 'Swamp'"):
+        with_faqs(ref, source)
+    source = '[borrow]\ngame = "battleline"\n[borrow.sections]\n"Swamp" = "Mud"\n'
+    with pytest.raises(ValueError, match="borrow names unknown section 'Swamp'"):
+        with_faqs(ref, source)
+    with pytest.raises(ValueError, match="'borrow' must be a table"):
+        with_faqs(ref, 'borrow = "battleline"\n')
+
+
+def test_a_cards_short_name_is_the_card_to_the_sentence_vectors() -> None:
+    """Players shorten card names ("mephisto", "shifter", "monkey"): these are the card's names,
+    so the sentence vectors read them as the card, as they read Darius as a Leader. A short name
+    inside the full name is left alone, and a card's own name stays as written."""
+    nine = guide("nine-circles").retriever
+    assert nine.canonical("what does mephisto count as") == (
+        "what does Beelzebub and Mephistopheles count as"
+    )
+    assert nine.canonical("the 3-headed monkey") == "the 3-headed monkey"
+    assert nine.canonical("a monkey and a shifter") == "a 3-headed monkey and a Shapeshifter"
+    # The full name written without its "!" is the card, not "mano" and two more words.
+    assert nine.canonical("what does mano a mano do") == "what does Mano a Mano! do"
+    assert guide("battleline").retriever.canonical("under fog") == "under fog"
+    assert guide("nine-circles").card("mephisto").section == "Beelzebub and Mephistopheles"
+    # Battle Line accepts Nine Circles' names, short ones included.
+    assert guide("battleline").card("monkey").section == "Shield Bearers"
+    assert guide("battleline").retriever.canonical("is mano just fog") == "is Fog just fog"
+    if EMBEDDINGS:
+        # fresh5: the short name alone had gone to the claim-proof ruling ("count with their
+        # best choice"), the vectors not knowing Mephisto is the Leader.
+        answer = guide("nine-circles").ask("what does mephisto count as")
+        assert answer.section in ("Beelzebub and Mephistopheles", "Ruling 2: Wild cards")

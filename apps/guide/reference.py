@@ -212,11 +212,13 @@ def sentences(text: str) -> list[str]:
     return [s for s in _SENTENCE_END.split(text) if s]
 
 
-def with_faqs(reference: Reference, source: str) -> Reference:
+def with_faqs(reference: Reference, source: str, borrow: bool = True) -> Reference:
     """``reference`` with the questions of a ``<game>.toml`` file, checked against its sections.
 
-    ValueError naming the game and the entry when a section is unknown, an entry has no
-    question, or a ``quote`` matches no sentence (or several) of its section.
+    With ``borrow``, the ways of asking its ``[borrow]`` table takes from another game are
+    added (:func:`_borrowed`). ValueError naming the game and the entry when a section is
+    unknown, an entry has no question, or a ``quote`` matches no sentence (or several) of its
+    section.
     """
     where = f"guide questions for {reference.game!r}"
     data = tomllib.loads(source)
@@ -249,7 +251,49 @@ def with_faqs(reference: Reference, source: str) -> Reference:
                     f"{where}: faq {i} quote {quote!r} matches {found} sentence of {name!r}"
                 )
         faqs.append(Faq(name, questions, answer, quote))
+    if borrow:
+        faqs.extend(_borrowed(reference, data.get("borrow"), where))
     return dataclasses.replace(reference, faqs=tuple(faqs), out_of_scope=out_of_scope)
+
+
+@cache
+def _written(game: str) -> Reference:
+    """The reference of ``game`` with only the ways of asking written for it, none borrowed (two
+    games may borrow from each other)."""
+    data = resources.files("battlejudge.apps.guide").joinpath("data")
+    reference = parse(data.joinpath(f"{game}.md").read_text(encoding="utf-8"), game)
+    faq_file = data.joinpath(f"{game}.toml")
+    if not faq_file.is_file():
+        return reference
+    return with_faqs(reference, faq_file.read_text(encoding="utf-8"), borrow=False)
+
+
+def _borrowed(reference: Reference, table: object, where: str) -> list[Faq]:
+    """The ways of asking a ``[borrow]`` table takes from the game this one re-themes (or that
+    re-themes it), as written for that game.
+
+    ``[borrow]`` names a ``game`` and ``sections``, a table from a section of this game to the
+    section of that game that says the same rule (Nine Circles' "Ruling 8: Mano a Mano! and
+    Mud together" is Battle Line's "Ruling 8: Fog and Mud together"). Every way of asking of
+    that section becomes a way of asking of this one, with no direct answer or quote of its
+    own: a question players ask of one theme is asked of the other, and the synonyms and card
+    names read the other theme's words. ValueError naming the entry for an unknown game or
+    section.
+    """
+    if table is None:
+        return []
+    if not isinstance(table, dict) or not isinstance(table.get("sections"), dict):
+        raise ValueError(f"{where}: 'borrow' must be a table with 'game' and 'sections'")
+    other = _written(game_id(str(table.get("game", ""))))
+    sections: dict[str, object] = table["sections"]
+    borrowed: list[Faq] = []
+    for mine, theirs in sections.items():
+        if mine not in reference._by_name:
+            raise ValueError(f"{where}: borrow names unknown section {mine!r}")
+        if not isinstance(theirs, str) or theirs not in other._by_name:
+            raise ValueError(f"{where}: borrow names unknown {other.game} section {theirs!r}")
+        borrowed.extend(Faq(mine, f.questions) for f in other.faqs if f.section == theirs)
+    return borrowed
 
 
 def clean(text: str) -> str:

@@ -404,7 +404,10 @@ class Retriever:
                 {*self._spellable, *(w for w in (*STOPWORDS, *FILLER) if len(w) >= SPELL_LENGTH)}
             )
         self.vocabulary_vectors: NDArray[np.float32] | None = None
-        aliases = {n.lower(): c.name for c in reference.cards for n in c.names[1:] if n != c.name}
+        # A card's own name is matched too, and left as written, so that a short name inside
+        # it ("monkey" in "3-headed monkey") is not replaced within the full name.
+        aliases = {n.lower(): c.name for c in reference.cards for n in c.names}
+        self._own_names = frozenset(c.name.lower() for c in reference.cards)
         self._aliases = aliases
         self._alias_pattern = (
             re.compile(
@@ -423,7 +426,9 @@ class Retriever:
             re.compile(
                 r"\bin\s+("
                 + "|".join(r"[\s_-]*".join(re.escape(w) for w in t.split()) for t in titles)
-                + r")(?!\w)",
+                + r")(?!\w)|(?<!\w)(?:"
+                + "|".join(r"[\s_-]*".join(re.escape(w) for w in t.split()) for t in titles)
+                + r")(?=\s+(?:rules?|rulebook|sheet|deck|decks|cards?|version|game)\b)",
                 re.IGNORECASE,
             )
             if titles
@@ -494,14 +499,22 @@ class Retriever:
         drops the title from questions too: every question a game's guide gets is in that game,
         so "in nine circles" says nothing about which section answers, and in a vector it only
         pulls a short question away from the ways of asking that name no game. Only "in
-        <title>" goes: in "what is Force Duel?" or "the point of Force Duel" the game is what
-        is asked about (leaving those out lost three questions on the evaluation parts).
+        <title>" goes, and the title naming what is asked about ("the nine circles rules", "the
+        nine circles deck": in Nine Circles the title is also the nine circles on the table, and
+        "the nine circles deck" went to Setup): in "what is Force Duel?" or "the point of Force
+        Duel" the game is what is asked about (leaving those out lost three questions on the
+        evaluation parts).
         """
         if self._title_pattern is not None:
             text = self._title_pattern.sub(" ", text)
         if self._alias_pattern is None:
             return text
-        return self._alias_pattern.sub(lambda m: self._aliases[m.group(1).lower()], text)
+        return self._alias_pattern.sub(self._card_name, text)
+
+    def _card_name(self, m: re.Match[str]) -> str:
+        """The entry's name for the card name matched (a card's own name stays as written)."""
+        found = m.group(1)
+        return found if found.lower() in self._own_names else self._aliases[found.lower()]
 
     def respell(self, question: str) -> str:
         """``question`` with each misspelt word replaced by the reference's word it is close to.
