@@ -18,12 +18,15 @@ from battlejudge.engines.battleline.state import BattleLineState
 
 def test_play_games_swaps_seats_and_plays_to_the_end() -> None:
     seats: dict[tuple[int, str], set[int]] = {}
+    current: list[int] = []
 
     def make(i: int) -> tuple[BotLike, BotLike]:
+        current[:] = [i]
         return GAME.make_bot("random", 10 + i), GAME.make_bot("heuristic", 20 + i)
 
-    def step(i: int, bot: BotLike, state: BattleLineState) -> Action:
-        seats.setdefault((i, bot.name), set()).add(state.current_player())
+    def step(k: int, bot: BotLike, state: BattleLineState) -> Action:
+        assert bot.name == ("random", "heuristic")[k]  # k: the bot's place in make's pair
+        seats.setdefault((current[0], bot.name), set()).add(state.current_player())
         return bot.step(state)
 
     ended = list(play_games(GAME, make, 2, 5, {"deck": "troops"}, step))

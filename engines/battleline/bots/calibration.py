@@ -54,7 +54,7 @@ def collect(
     samples: list[Sample] = []
     kept: list[tuple[BattleLineState, int]] = []
 
-    def keep(_i: int, bot: BotLike, state: BattleLineState) -> Action:
+    def keep(_k: int, bot: BotLike, state: BattleLineState) -> Action:
         if state.phase == PLAY_PHASE and len(state.legal_actions()) > 1:
             copy = state.clone()
             copy.certify = False

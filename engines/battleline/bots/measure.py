@@ -51,8 +51,9 @@ class MoveCosts:
 
 
 Step = Callable[[int, BotLike, BattleLineState], Action]
-"""How a decision is made in :func:`play_games`: given the game's number, the bot to move and
-the state, the action (by default the bot's own ``step``)."""
+"""How a decision is made in :func:`play_games`: given which bot of ``make(i)``'s pair is to
+move (0 the first, 1 the second), that bot and the state, the action (by default the bot's
+own ``step``)."""
 
 
 def play_games(
@@ -66,10 +67,10 @@ def play_games(
     """Play ``games`` games: game i between ``make(i)``'s bots (seats swapped every other
     game), chance seeded ``seed + i``, every decision made by ``step``; yield each game's
     number, bots and final state as it ends."""
-    decide: Step = step or (lambda _i, bot, state: bot.step(state))
+    decide: Step = step or (lambda _k, bot, state: bot.step(state))
     for i in range(games):
         bots = make(i)
-        seats = bots if i % 2 == 0 else (bots[1], bots[0])
+        seats = (0, 1) if i % 2 == 0 else (1, 0)  # the bot (index into bots) in each seat
         state = game.start(dict(options or {}), Setup(certify=False))
         assert isinstance(state, BattleLineState)
         chance = random.Random(seed + i)
@@ -78,7 +79,7 @@ def play_games(
             if p == CHANCE:
                 state.apply_action(sample_chance(state, chance))
                 continue
-            state.apply_action(decide(i, seats[p], state))
+            state.apply_action(decide(seats[p], bots[seats[p]], state))
         yield i, bots, state
 
 
@@ -98,16 +99,8 @@ def measure_moves(
         [],
         [],
     )
-    playing: list[tuple[BotLike, BotLike]] = []
 
-    def make_game(i: int) -> tuple[BotLike, BotLike]:
-        bots = make(i)
-        costs[0].name, costs[1].name = bots[0].name, bots[1].name
-        playing[:] = [bots]
-        return bots
-
-    def timed(_i: int, bot: BotLike, state: BattleLineState) -> Action:
-        k = 0 if bot is playing[0][0] else 1
+    def timed(k: int, bot: BotLike, state: BattleLineState) -> Action:
         before = getattr(bot, "last", None)
         t0 = time.perf_counter()
         action = bot.step(state)
@@ -119,8 +112,8 @@ def measure_moves(
             replays[k].append((state.clone(), last.iterations))
         return action
 
-    for _ in play_games(game, make_game, games, seed, options, timed):
-        pass
+    for _, bots, _ in play_games(game, make, games, seed, options, timed):
+        costs[0].name, costs[1].name = bots[0].name, bots[1].name
     for k in (0, 1):
         sample = replays[k][:: max(1, len(replays[k]) // max(1, memory_samples))][:memory_samples]
         for state, iterations in sample:
