@@ -159,15 +159,16 @@ def game_id(name: str) -> str:
 
 
 @cache
-def load(game: str) -> Reference:
-    """The reference of ``game`` (any spelling :func:`game_id` accepts), from the package data."""
+def load(game: str, borrow: bool = True) -> Reference:
+    """The reference of ``game`` (any spelling :func:`game_id` accepts), from the package data;
+    without ``borrow``, with only the ways of asking written for it (see :func:`with_faqs`)."""
     gid = game_id(game)
     data = resources.files("battlejudge.apps.guide").joinpath("data")
     reference = parse(data.joinpath(f"{gid}.md").read_text(encoding="utf-8"), gid)
     faq_file = data.joinpath(f"{gid}.toml")
     if not faq_file.is_file():
         return reference
-    return with_faqs(reference, faq_file.read_text(encoding="utf-8"))
+    return with_faqs(reference, faq_file.read_text(encoding="utf-8"), borrow)
 
 
 @cache
@@ -256,18 +257,6 @@ def with_faqs(reference: Reference, source: str, borrow: bool = True) -> Referen
     return dataclasses.replace(reference, faqs=tuple(faqs), out_of_scope=out_of_scope)
 
 
-@cache
-def _written(game: str) -> Reference:
-    """The reference of ``game`` with only the ways of asking written for it, none borrowed (two
-    games may borrow from each other)."""
-    data = resources.files("battlejudge.apps.guide").joinpath("data")
-    reference = parse(data.joinpath(f"{game}.md").read_text(encoding="utf-8"), game)
-    faq_file = data.joinpath(f"{game}.toml")
-    if not faq_file.is_file():
-        return reference
-    return with_faqs(reference, faq_file.read_text(encoding="utf-8"), borrow=False)
-
-
 def _borrowed(reference: Reference, table: object, where: str) -> list[Faq]:
     """The ways of asking a ``[borrow]`` table takes from the game this one re-themes (or that
     re-themes it), as written for that game.
@@ -284,7 +273,8 @@ def _borrowed(reference: Reference, table: object, where: str) -> list[Faq]:
         return []
     if not isinstance(table, dict) or not isinstance(table.get("sections"), dict):
         raise ValueError(f"{where}: 'borrow' must be a table with 'game' and 'sections'")
-    other = _written(game_id(str(table.get("game", ""))))
+    # Only what was written for the other game: two games may borrow from each other.
+    other = load(str(table.get("game", "")), borrow=False)
     sections: dict[str, object] = table["sections"]
     borrowed: list[Faq] = []
     for mine, theirs in sections.items():

@@ -422,13 +422,11 @@ class Retriever:
         titles = sorted((t for t in reference.stopwords if t), key=lambda t: (-len(t), t))
         # The game's title as a question's setting ("in nine circles", "in force-duel"); the
         # titles are the reference's stopwords, its multi-word ones and their run-together forms.
+        title = "|".join(r"[\s_-]*".join(re.escape(w) for w in t.split()) for t in titles)
         self._title_pattern = (
             re.compile(
-                r"\bin\s+("
-                + "|".join(r"[\s_-]*".join(re.escape(w) for w in t.split()) for t in titles)
-                + r")(?!\w)|(?<!\w)(?:"
-                + "|".join(r"[\s_-]*".join(re.escape(w) for w in t.split()) for t in titles)
-                + r")(?=\s+(?:rules?|rulebook|sheet|deck|decks|cards?|version|game)\b)",
+                rf"\bin\s+({title})(?!\w)|(?<!\w)(?:{title})"
+                r"(?=\s+(?:rules?|rulebook|sheet|deck|decks|cards?|version|game)\b)",
                 re.IGNORECASE,
             )
             if titles
