@@ -1095,11 +1095,15 @@ def bench_battleplan(
 @click.option("--bots", default="heuristic,heuristic", show_default=True, help="The two bots.")
 @click.option("--deck", type=click.Choice(["full", "troops"]), default="full", show_default=True)
 @click.option("--seed", default=1, show_default=True)
+@click.option(
+    "--fit", is_flag=True, help="Also refit the troops-only leaf's weights on these games (SciPy)."
+)
 @click.option("--json", "as_json", is_flag=True)
-def bench_leaf(games: int, bots: str, deck: str, seed: int, as_json: bool) -> None:
+def bench_leaf(games: int, bots: str, deck: str, seed: int, fit: bool, as_json: bool) -> None:
     """How well the expert's leaf foretells the game: the log loss of its chance to win
     every position of --games games against their results (a coin: 0.693), before and
-    after its calibration, and at other calibrations."""
+    after its calibration, at other calibrations, and the troops-only game's learned leaf
+    (--fit: its weights refitted on these games, as expert.LEARNED was)."""
     from battlejudge.engines.battleline.bots import calibration, expert
     from battlejudge.engines.battleline.game import GAME
 
@@ -1130,6 +1134,12 @@ def bench_leaf(games: int, bots: str, deck: str, seed: int, as_json: bool) -> No
         "ratio": after[expert.TAU] / before if before else 0.0,
         "by_tau": {str(t): v for t, v in after.items()},
     }
+    arrays = calibration.feature_arrays(samples)
+    figures["learned"] = calibration.learned_loss(arrays, expert.LEARNED)
+    weights: list[float] = []
+    if fit:
+        weights, loss = calibration.fit_learned(arrays)
+        figures["fitted"], figures["fitted_loss"] = weights, loss
     if as_json:
         emit_json(figures)
         return
@@ -1151,6 +1161,12 @@ def bench_leaf(games: int, bots: str, deck: str, seed: int, as_json: bool) -> No
         "  expert's leaf at other tau:         "
         + ", ".join(f"{t:g}: {v:.4f}" for t, v in after.items())
     )
+    click.echo(f"  learned leaf (troops-only games)    {figures['learned']:.4f}  (expert.LEARNED)")
+    if fit:
+        click.echo(
+            f"  learned leaf refitted on these      {figures['fitted_loss']:.4f}  weights "
+            + ", ".join(f"{v:.4f}" for v in weights)
+        )
 
 
 @bench.command("bots")

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from battlejudge.engines.battleline.bots import expert
+from battlejudge.engines.battleline.bots import expert, heuristic
 from battlejudge.engines.battleline.bots.observation import Observation, observe
 from battlejudge.engines.battleline.cards import parse_card
 from battlejudge.engines.battleline.game import GAME, make_bot
@@ -223,3 +223,69 @@ def test_endgame_search_takes_the_known_deal() -> None:
                 return
             state.apply_action(heuristic.step(state))
     pytest.fail("no heuristic game emptied both decks")
+
+
+# a flag decided (0 or 1) or open: an open chance is kept where 1 - c is still open in floats
+_chance = st.one_of(st.sampled_from([0.0, 1.0]), st.floats(min_value=1e-9, max_value=1 - 1e-9))
+_share = st.floats(min_value=-1.0, max_value=1.0)
+
+
+@given(
+    st.lists(st.tuples(_chance, _share, st.sampled_from([-1.0, 0.0, 1.0])), min_size=9, max_size=9),
+    st.floats(min_value=0.0, max_value=1.0),
+    st.floats(min_value=-2.0, max_value=2.0),
+)
+def test_learned_value_is_one_less_the_opponents(
+    flags: list[tuple[float, float, float]], stage: float, tempo: float
+) -> None:
+    # The same deal from the other side: every flag's chance 1 - c, the cards placed and the
+    # complete sides and the tempo negated. The game's chance must be 1 less his.
+    mine = expert.LeafFeatures(
+        tuple(c for c, _, _ in flags),
+        tuple(d for _, d, _ in flags),
+        tuple(k for _, _, k in flags),
+        stage,
+        tempo,
+    )
+    theirs = expert.LeafFeatures(
+        tuple(1.0 - c for c, _, _ in flags),
+        tuple(-d for _, d, _ in flags),
+        tuple(-k for _, _, k in flags),
+        stage,
+        -tempo,
+    )
+    v = expert.learned_value(mine)
+    assert 0.0 < v < 1.0
+    assert v + expert.learned_value(theirs) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_learned_value_counts_decided_flags_and_rises_with_a_flags_chance() -> None:
+    even = expert.LeafFeatures((0.5,) * 9, (0.0,) * 9, (0.0,) * 9, 0.3, 0.0)
+    assert expert.learned_value(even) == pytest.approx(0.5)
+    won = expert.LeafFeatures((1.0, 0.0) * 4 + (1.0,), (0.0,) * 9, (0.0,) * 9, 0.3, 0.0)
+    assert expert.learned_value(won) > 0.99  # five flags won, four lost: the game is won
+    better = expert.LeafFeatures((0.8,) + (0.5,) * 8, (0.0,) * 9, (0.0,) * 9, 0.3, 0.0)
+    assert expert.learned_value(better) > expert.learned_value(even)
+
+
+@pytest.mark.parametrize("options", [None, {"deck": "troops"}])
+def test_the_learned_leaf_judges_troops_only_games_only(options: dict[str, str] | None) -> None:
+    # After a search, a troops-only game's leaves are the learned leaf's; the full game keeps
+    # the calibrated match value (its measured strength is that leaf's).
+    state = GAME.start(options, Setup(certify=False))
+    assert isinstance(state, BattleLineState)
+    rng = random.Random(3)
+    while state.current_player() == -1:
+        state.apply_action(sample_chance(state, rng))
+    bot = expert.ExpertBot(seed=1, iterations=4)
+    bot.step(state)
+    me = state.current_player()
+    learned = expert.learned_value(expert.leaf_features(state, me))
+    calibrated = expert.match_value(expert.deal_chances(state, me))
+    assert bot.troops_only == (options is not None)
+    got = bot.leaf_value(state, me)
+    if options:
+        assert got == learned
+    else:
+        held = heuristic.tactics_held_value(state.hands[me], state.leader_played[me])
+        assert got == calibrated + expert.COST_SCALE * held and got != learned

@@ -7,14 +7,18 @@ chance to win) against those results: a coin scores ln 2 = 0.693, a perfect orac
 expert's leaf (:meth:`ExpertBot.leaf_value <.expert.ExpertBot.leaf_value>` without its
 tactics term) judges exactly such a state, a deal with every card fixed, so this measures
 it as the search uses it. This is how the expert's calibration (:func:`.expert.calibrated`)
-was found: the leaf before it scored worse than a coin.
+was found: the leaf before it scored worse than a coin. :func:`fit_learned` fits the
+troops-only leaf's weights (:data:`.expert.LEARNED`) the same way: numpy works the log loss
+of many positions at once (:func:`learned_values`, the same formula as
+:func:`.expert.learned_value`), and SciPy's Nelder-Mead minimises it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from battlejudge.engines.battleline.actions import Action
 from battlejudge.engines.battleline.bots import expert
@@ -101,3 +105,67 @@ def tau_losses(
         )
         for tau in taus
     }
+
+
+def feature_arrays(samples: Iterable[Sample]) -> dict[str, Any]:
+    """The samples' :func:`.expert.leaf_features` as numpy arrays (one row per position:
+    ``chances``, ``placed``, ``complete`` of 9 flags; ``stage`` and ``tempo``), with their
+    ``result``."""
+    import numpy as np
+
+    rows = [(expert.leaf_features(x.state, x.player), x.result) for x in samples]
+    return {
+        "chances": np.array([f.chances for f, _ in rows], dtype=float).reshape(-1, 9),
+        "placed": np.array([f.placed for f, _ in rows], dtype=float).reshape(-1, 9),
+        "complete": np.array([f.complete for f, _ in rows], dtype=float).reshape(-1, 9),
+        "stage": np.array([f.stage for f, _ in rows], dtype=float),
+        "tempo": np.array([f.tempo for f, _ in rows], dtype=float),
+        "result": np.array([y for _, y in rows], dtype=float),
+    }
+
+
+def learned_values(x: Mapping[str, Any], w: Sequence[float]) -> Any:
+    """:func:`.expert.learned_value` of every row of :func:`feature_arrays` at once."""
+    import numpy as np
+
+    cap = expert.LOGIT_CAP
+
+    def logit(p: Any) -> Any:
+        p = np.clip(p, 1e-12, 1.0 - 1e-12)
+        return np.clip(np.log(p / (1.0 - p)), -cap, cap)
+
+    def sigmoid(z: Any) -> Any:
+        return 1.0 / (1.0 + np.exp(-np.clip(z, -cap, cap)))
+
+    c = x["chances"]
+    stage = x["stage"][:, None]
+    flag = sigmoid((w[0] + w[1] * stage) * logit(c) + w[2] * x["placed"] + w[3] * x["complete"])
+    p = np.where((c <= 0.0) | (c >= 1.0), c, flag)
+    dist = np.ones((len(c), 1))
+    for i in range(p.shape[1]):
+        pi = p[:, i : i + 1]
+        dist = np.concatenate([dist * (1.0 - pi), dist * pi], axis=1)
+    game = dist @ np.array(expert.OUTCOME)
+    z = w[4] * logit(game) + (w[5] + w[6] * (1.0 - x["stage"])) * x["tempo"]
+    return sigmoid(z)
+
+
+def learned_loss(x: Mapping[str, Any], w: Sequence[float]) -> float:
+    """The log loss of :func:`learned_values` at weights ``w`` against the results."""
+    return log_loss(zip(learned_values(x, w).tolist(), x["result"].tolist(), strict=True))
+
+
+def fit_learned(
+    x: Mapping[str, Any], start: Sequence[float] = expert.LEARNED, max_evals: int = 3000
+) -> tuple[list[float], float]:
+    """The weights of the troops-only leaf that minimise :func:`learned_loss` on ``x``
+    (SciPy's Nelder-Mead from ``start``, at most ``max_evals`` evaluations), and that loss."""
+    from scipy.optimize import minimize
+
+    res = minimize(
+        lambda w: learned_loss(x, w),
+        list(start),
+        method="Nelder-Mead",
+        options={"maxfev": max_evals, "xatol": 1e-3, "fatol": 1e-6},
+    )
+    return [float(v) for v in res.x], float(res.fun)
