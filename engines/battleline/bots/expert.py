@@ -63,6 +63,7 @@ from battlejudge.engines.battleline.cards import FOG
 from battlejudge.engines.battleline.record import is_troops_only
 from battlejudge.engines.battleline.state import (
     FLAGS,
+    HAND_SIZE,
     PLAY_PHASE,
     BattleLineState,
     flags_win,
@@ -97,8 +98,8 @@ LEARNED = (0.526, -0.5299, 0.4315, -0.5134, 1.7242, 0.2418, 0.507)
 :func:`.calibration.fit_learned` on 83,978 positions of 2,000 troops-only games (the expert at
 40 iterations and at one ply against the heuristic, seats alternating; a fifth of the games
 held out): held-out log loss 0.442, where the calibrated leaf (:data:`TAU`) scores 0.484."""
-DEAL_DECK = 46
-"""Troops in the troop deck after the deal (60 less two hands of 7): a stage of 1."""
+DEAL_DECK = 60 - 2 * HAND_SIZE
+"""Troops in the troop deck after the deal (60 less the two hands): a stage of 1."""
 LOGIT_CAP = 12.0
 """Log-odds are kept within this (a chance of 6e-6 from sure), so that none overflows."""
 
