@@ -1122,7 +1122,9 @@ def bench_leaf(games: int, bots: str, deck: str, seed: int, fit: bool, as_json: 
         samples, [old["tau"]], old["hand_p"], old["draw_p"], old["draws"]
     )[old["tau"]]
     taus = sorted({0.1, 0.15, 0.2, expert.TAU, 0.35, 0.5, 0.75, 1.0})
-    after = calibration.tau_losses(samples, taus)
+    # the learnt leaf's features hold the shipped leaf's flag chances: worked out once for both
+    arrays = calibration.feature_arrays(samples)
+    after = calibration.losses_at_taus(arrays["chances"].tolist(), arrays["result"].tolist(), taus)
     figures = {
         "games": games,
         "bots": names,
@@ -1134,7 +1136,6 @@ def bench_leaf(games: int, bots: str, deck: str, seed: int, fit: bool, as_json: 
         "ratio": after[expert.TAU] / before if before else 0.0,
         "by_tau": {str(t): v for t, v in after.items()},
     }
-    arrays = calibration.feature_arrays(samples)
     figures["learned"] = calibration.learned_loss(arrays, expert.LEARNED)
     weights: list[float] = []
     if fit:

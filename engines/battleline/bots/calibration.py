@@ -98,10 +98,18 @@ def tau_losses(
     """The log loss of the leaf with these parameters at each calibration ``tau`` (each
     position's flag chances are worked out once)."""
     chances = [expert.deal_chances(x.state, x.player, hand_p, draw_p, draws) for x in samples]
+    return losses_at_taus(chances, [x.result for x in samples], taus)
+
+
+def losses_at_taus(
+    chances: Sequence[Sequence[float]], results: Sequence[float], taus: Iterable[float]
+) -> dict[float, float]:
+    """The log loss of positions' flag ``chances`` (the leaf's, before the calibration)
+    against their ``results``, calibrated at each ``tau``."""
     return {
         tau: log_loss(
-            (expert.win_probability(expert.calibrated(c, tau)), x.result)
-            for x, c in zip(samples, chances, strict=True)
+            (expert.win_probability(expert.calibrated(c, tau)), y)
+            for c, y in zip(chances, results, strict=True)
         )
         for tau in taus
     }
