@@ -39,7 +39,7 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,8 +49,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from battlejudge.proofs.atomic import sync_folder, write_atomic
 from battlejudge.proofs.battleline.certificate import to_file_model
-from battlejudge.proofs.checkpoint import Checkpoint, origin_for, parse_checkpoint
-from battlejudge.proofs.merkle import MerkleTree, leaf_hash
+from battlejudge.proofs.checkpoint import (
+    Checkpoint,
+    origin_for,
+    parse_checkpoint,
+    verify_checkpoint,
+)
+from battlejudge.proofs.merkle import leaf_hash
+from battlejudge.proofs.tiles import MAX_ENTRY, DirTiles, TileError, TileReader, TileState
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError
 from battlejudge.solver.json_input import parse_json
@@ -524,28 +530,48 @@ def _read_note(path: Path) -> str | None:
         raise InputError(f"{path}: cannot read the checkpoint ({e})") from None
 
 
-def check_head(tree: MerkleTree, end: int, note: str | None, name: str) -> None:
-    """Refuse to write to a log that does not match its latest checkpoint where the chain
-    cannot show it: records cut from its end (the checkpoint covers more than the seqs
-    up to ``end``, the next seq) or changed (its records do not hash to the root).
-    Appending would chain over the damage and sign a new checkpoint that hides it.
-    Records missing inside the log (a damaged line) stay visible in the chain, and the
-    log goes on taking appends. :class:`InputError` saying so; the audit and ``log
-    repair`` are the way on."""
+class VouchError(InputError):
+    """A log its writer cannot vouch for: no checkpoint, one of another log or key, one
+    not signed, or one the records do not match (cut from the end, changed). Appending
+    would sign a checkpoint over the damage, so the writer refuses; the message says how
+    to recover."""
+
+
+def recovery(name: str) -> str:
+    """How to recover a log a writer refused (the end of its message)."""
+    return (
+        f"not appending to a log this writer cannot vouch for. Audit it (battlejudge audit "
+        f"{name} --pubkey KEY.pub); battlejudge log repair {name} says what to do next"
+    )
+
+
+def vouch(note: str | None, key: Ed25519PrivateKey | None, name: str) -> Checkpoint:
+    """The log's latest checkpoint, if it is one this writer can vouch for: there, of the
+    writer's own log (origin), and signed by its key (a writer without a key keeps an
+    unsigned log). :class:`VouchError` naming the problem otherwise."""
     if note is None:
-        return
-    head = parse_checkpoint(note, f"{name} checkpoint").checkpoint
-    cut = head.size > end
-    changed = head.size <= len(tree) and tree.root(head.size) != head.root
-    if cut or changed:
-        raise InputError(
-            f"{name}: the log does not match its checkpoint of {head.time} ({head.size} "
-            f"records; the log holds {len(tree)}): records were cut from its end or "
-            "changed; not appending to it (battlejudge audit says what is wrong)"
+        raise VouchError(f"{name}: the log holds records but has no checkpoint: {recovery(name)}")
+    try:
+        signed = parse_checkpoint(note, f"{name} checkpoint")
+    except InputError as e:
+        raise VouchError(f"{e}: {recovery(name)}") from None
+    head = signed.checkpoint
+    origin = origin_for(key)
+    if head.origin != origin:
+        mine = "this writer's key" if key is not None else "an unsigned log: give its --key"
+        raise VouchError(
+            f"{name}: the checkpoint is of log {head.origin!r}, not {origin!r} ({mine}): "
+            f"{recovery(name)}"
         )
+    if key is not None:
+        try:
+            verify_checkpoint(note, key.public_key(), f"{name} checkpoint")
+        except InputError as e:
+            raise VouchError(f"{e}: {recovery(name)}") from None
+    return head
 
 
-def head_note(note: str | None, tree: MerkleTree) -> str | None:
+def head_note(note: str | None, state: TileState) -> str | None:
     """``note`` if it is a checkpoint of exactly this tree (size and root), else None."""
     if note is None:
         return None
@@ -553,7 +579,24 @@ def head_note(note: str | None, tree: MerkleTree) -> str | None:
         head = parse_checkpoint(note).checkpoint
     except InputError:
         return None
-    return note if head.size == len(tree) and head.root == tree.root() else None
+    return note if head.size == state.size and head.root == state.root() else None
+
+
+def tiles_path(path: str | Path) -> Path:
+    """Where a file log keeps its tiles: the folder ``LOG.tiles``, holding ``tile/...`` and
+    a copy of the latest ``checkpoint``, as a static C2SP tlog-tiles log."""
+    p = Path(path)
+    return p.with_name(p.name + ".tiles")
+
+
+Cosigner: TypeAlias = Callable[[str, TileReader], str]
+"""What gathers witnesses' cosignatures: given a signed checkpoint note and a reader of
+the tree it covers (for consistency proofs), the note with the cosignatures added."""
+
+TAIL_WINDOW: Final = 1 << 20
+MAX_TAIL: Final = 1 << 26
+"""How far from its end a writer looks for the last record its checkpoint covers (more
+than that: the tiles are rebuilt from the whole log)."""
 
 
 class ProofLog:
@@ -562,37 +605,54 @@ class ProofLog:
     ``sync=False`` skips the fsyncs (a record then survives a crash of the process but
     not of the machine).
 
-    After every append (one record, or a batch from :meth:`append_batch`) the log's
-    signed checkpoint (:mod:`battlejudge.proofs.checkpoint`: tree size, RFC 9162 Merkle
-    root of every record, time) replaces ``LOG.checkpoint``, while the lock is held.
+    The writer vouches for what it appends to: an existing log must have a checkpoint of
+    this writer's log, signed by its key, that the records match (:class:`VouchError`
+    otherwise); ``adopt=True`` takes the log as it is instead (``log checkpoint
+    --write``, after an audit). After every append (one record, or a batch) the records
+    are fsynced, the tiles of the tree (``LOG.tiles``, :mod:`battlejudge.proofs.tiles`)
+    written, and a signed checkpoint (tree size, RFC 9162 root, time; cosigned by
+    witnesses through ``cosign``) replaces ``LOG.checkpoint``, while the lock is held.
 
     One instance may be shared by threads; any number of processes may append to the same
     file (each batch is written whole under an exclusive ``flock``). A log opened before
     a ``fork`` reopens the file in the child so the lock still separates them. Opening
-    reads the whole log once (for the Merkle tree); later appends read only what other
-    writers added.
+    reads the checkpoint, the partial tiles and the end of the log (the whole log only
+    when its tiles are missing or stale); later appends read only what other writers
+    added. Memory is O(log n) in the log's size.
     """
 
     def __init__(
-        self, path: str | Path, key: Ed25519PrivateKey | None = None, *, sync: bool = True
+        self,
+        path: str | Path,
+        key: Ed25519PrivateKey | None = None,
+        *,
+        sync: bool = True,
+        adopt: bool = False,
+        cosign: Cosigner | None = None,
     ) -> None:
         self.path = Path(path)
         self.key = key
         self.sync = sync
         self.origin = origin_for(key)
+        self.tiles = DirTiles(tiles_path(self.path))
+        self.cosign = cosign
+        self._adopt = adopt
         self._mutex = threading.Lock()
         self._fd = -1
         self._pid = 0
-        self._size = -1  # bytes in the file after our last look; -1: read it all again
+        self._size = -1  # bytes in the file after our last look; -1: look from the start
         self._last = GENESIS
         self._seq = 0
         self._torn = False
-        self._tree = MerkleTree()
+        self._dirty = False  # records beyond the published checkpoint
+        self._state = TileState()
         self._open()
         try:
             fd = self._lock()
             try:
                 self._refresh(os.fstat(fd).st_size)
+                if self._dirty:
+                    self._write_checkpoint()
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         except BaseException:
@@ -632,30 +692,153 @@ class ProofLog:
             self._open()
 
     def _refresh(self, size: int) -> None:
-        """Bring the chain's end (last hash, next seq, torn tail) and the Merkle tree up
-        to the file's first ``size`` bytes: the bytes added since our last look, or the
-        whole file when we have not looked yet or it shrank."""
-        start = self._size
-        if start < 0 or size < start:
-            start, self._last, self._seq, self._tree = 0, GENESIS, 0, MerkleTree()
-        data = _read_range(self._fd, start, size)
-        if start > 0 and self._torn and data:
+        """Bring the chain's end (last hash, next seq, torn tail) and the tree's right
+        edge up to the file's first ``size`` bytes: the bytes other writers added since
+        our last look, or a first look when we have not looked yet or the file shrank."""
+        if self._size < 0 or size < self._size:
+            self._first_look(size)
+            return
+        data = _read_range(self._fd, self._size, size)
+        if self._torn and data:
             # The first line's start was the torn tail we saw last time (and took as a
             # record if it was one): whoever wrote next began by ending that line.
             cut = data.find(b"\n")
             data = b"" if cut < 0 else data[cut + 1 :]
-        records, problems = parse_log(data, self.path, whole=start == 0)
+        records, problems = parse_log(data, self.path, whole=False)
         newer_format(problems, self.path)
-        for r in records:
-            self._tree.append(leaf_hash(r.raw))
-            self._last, self._seq = r.digest, r.seq + 1
-        if size > start:
+        self._grow([r.raw for r in records])
+        if records:
+            self._last, self._seq = records[-1].digest, records[-1].seq + 1
+        if size > self._size:
             self._torn = _read_range(self._fd, size - 1, size) != b"\n"
-        if start == 0:
-            check_head(self._tree, self._seq, _read_note(checkpoint_path(self.path)), self.name)
         self._size = size
         if self._torn:
             _logger.warning("%s: the last line is torn; starting a new line after it", self.path)
+
+    def _first_look(self, size: int) -> None:
+        self._last, self._seq, self._torn, self._state = GENESIS, 0, False, TileState()
+        note = _read_note(checkpoint_path(self.path))
+        if self._adopt:
+            self._rebuild(size, None)
+        elif size == 0:
+            head = parse_checkpoint(note, f"{self.name} checkpoint").checkpoint if note else None
+            if head is not None and head.size:
+                raise VouchError(
+                    f"{self.name}: the log is empty but its checkpoint covers {head.size} "
+                    f"records: they were cut; {recovery(self.name)}"
+                )
+        elif note is None and not self._records_in(size):
+            self._rebuild(size, None)  # torn or blank lines only: nothing to vouch for
+        else:
+            head = vouch(note, self.key, self.name)
+            try:
+                self._fast(size, head)
+            except TileError as e:
+                _logger.warning("%s: %s; rebuilding the tiles from the log", self.name, e)
+                self._last, self._seq, self._state = GENESIS, 0, TileState()
+                self._rebuild(size, head)
+        self._size = size
+        self._torn = size > 0 and _read_range(self._fd, size - 1, size) != b"\n"
+
+    def _records_in(self, size: int) -> bool:
+        records, problems = parse_log(_read_range(self._fd, 0, size), self.path, whole=False)
+        newer_format(problems, self.path)
+        return bool(records)
+
+    def _fast(self, size: int, head: Checkpoint) -> None:
+        """A first look from the tiles: the right edge at the checkpoint's size must hash
+        to its root, and the record it ends with must be the log's last (or be followed
+        only by records that continue the chain: a writer stopped between its fsync and
+        its checkpoint)."""
+        if head.size == 0:
+            raise TileError("the checkpoint is of an empty tree")
+        state = TileState.load(self.tiles.read, head.size)
+        if state.root() != head.root:
+            raise TileError("the tiles do not match the checkpoint")
+        leaf = state.last_leaf(self.tiles.read)
+        last, after = self._tail(size, head)
+        if leaf is None or leaf_hash(last.raw) != leaf:
+            raise VouchError(
+                f"{self.name}: record {head.size - 1}, the last its checkpoint of {head.time} "
+                f"covers, was changed; {recovery(self.name)}"
+            )
+        digest = last.digest
+        for r in after:
+            if r.prev != digest:
+                raise VouchError(
+                    f"{self.name}: record {r.seq} after the checkpoint does not continue the "
+                    f"chain; {recovery(self.name)}"
+                )
+            digest = r.digest
+        self._state = state
+        self._last, self._seq = last.digest, head.size
+        self._grow([r.raw for r in after])
+        if after:
+            self._last, self._seq = after[-1].digest, after[-1].seq + 1
+            self._dirty = True
+
+    def _tail(self, size: int, head: Checkpoint) -> tuple[LogRecord, list[LogRecord]]:
+        """The record with seq ``head.size - 1`` and the records after it, read from the
+        end of the file; :class:`VouchError` when the log ends before it (cut)."""
+        want, window = head.size - 1, TAIL_WINDOW
+        while True:
+            start = max(0, size - window)
+            data = _read_range(self._fd, start, size)
+            if start:
+                data = data[data.find(b"\n") + 1 :]
+            records, problems = parse_log(data, self.path, whole=False)
+            newer_format(problems, self.path)
+            for i in range(len(records) - 1, -1, -1):
+                if records[i].seq == want:
+                    return records[i], records[i + 1 :]
+                if records[i].seq < want:
+                    break
+            else:
+                if start and window < MAX_TAIL:
+                    window *= 4
+                    continue
+                if start:
+                    raise TileError("the last record the checkpoint covers is far from the end")
+            raise VouchError(
+                f"{self.name}: records were cut from its end: record {want}, the last its "
+                f"checkpoint of {head.time} covers, is not in the log; {recovery(self.name)}"
+            )
+
+    def _rebuild(self, size: int, head: Checkpoint | None) -> None:
+        """A first look from the whole log: its tree's tiles written again; with a
+        checkpoint, the records it covers must hash to its root."""
+        records, problems = parse_log(_read_range(self._fd, 0, size), self.path)
+        newer_format(problems, self.path)
+        if head is not None and head.size > len(records):
+            raise VouchError(
+                f"{self.name}: records were cut from its end: its checkpoint of {head.time} "
+                f"covers {head.size} records, the log holds {len(records)}; "
+                f"{recovery(self.name)}"
+            )
+        covered = [] if head is None else records[: head.size]
+        self._grow([r.raw for r in covered])
+        if head is not None and self._state.root() != head.root:
+            raise VouchError(
+                f"{self.name}: the log does not match its checkpoint of {head.time} "
+                f"({head.size} records): records were changed; {recovery(self.name)}"
+            )
+        rest = records[len(covered) :]
+        self._grow([r.raw for r in rest])
+        if records:
+            self._last, self._seq = records[-1].digest, records[-1].seq + 1
+        self._dirty = head is None or bool(rest)
+
+    def _grow(self, lines: Sequence[bytes]) -> None:
+        """Add record lines to the tree's right edge and write the tiles this completes,
+        then the partial tiles of the new size."""
+        done: dict[str, bytes] = {}
+        for line in lines:
+            done.update(self._state.append(leaf_hash(line), line))
+            if len(done) >= 64:
+                self.tiles.write(done, durable=done if self.sync else ())
+                done = {}
+        if lines:
+            self.tiles.write(done | self._state.partial(), durable=done if self.sync else ())
 
     @property
     def next_seq(self) -> int:
@@ -698,19 +881,13 @@ class ProofLog:
     def append_records(self, records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Chain, sign and append records already checked (:func:`claim_record`, or
         records read from another log: their ``seq``, ``prev`` and ``sig`` are replaced),
-        then write the checkpoint. Returns the records as written."""
+        then write the tiles and the checkpoint. Returns the records as written."""
         out: list[dict[str, Any]] = []
         if not records:
             return out
         with self._mutex:
-            if self._pid != os.getpid():
-                os.close(self._fd)
-                self._open()
-            fd = self._lock()
+            fd = self._locked()
             try:
-                size = os.fstat(fd).st_size
-                if size != self._size:  # another writer, or a torn write of ours
-                    self._refresh(size)
                 lines = []
                 last, seq = self._last, self._seq
                 for record in records:
@@ -718,19 +895,42 @@ class ProofLog:
                     out.append(chained)
                     lines.append(line)
                     last, seq = sha256_hex(line), seq + 1
-                data = (b"\n" if self._torn else b"") + b"\n".join(lines) + b"\n"
-                self._size = -1  # until the records are known to be whole
-                _write_all(fd, data)
-                if self.sync:
-                    os.fsync(fd)
-                self._size = size + len(data)
-                self._last, self._seq, self._torn = last, seq, False
-                for line in lines:
-                    self._tree.append(leaf_hash(line))
+                self._write_lines(fd, lines)
+                self._last, self._seq = last, seq
+                self._grow(lines)
                 self._write_checkpoint()
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         return out
+
+    def _locked(self) -> int:
+        """Lock the file (reopened after a fork) and catch up with other writers."""
+        if self._pid != os.getpid():
+            os.close(self._fd)
+            self._open()
+        fd = self._lock()
+        try:
+            size = os.fstat(fd).st_size
+            if size != self._size:  # another writer, or a torn write of ours
+                self._refresh(size)
+        except BaseException:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            raise
+        return fd
+
+    def _write_lines(self, fd: int, lines: Sequence[bytes]) -> None:
+        for line in lines:
+            if len(line) > MAX_ENTRY:
+                raise InputError(
+                    f"a record of {len(line)} bytes: a log entry is at most {MAX_ENTRY} "
+                    "bytes (a tile's entry bundle holds no more)"
+                )
+        data = (b"\n" if self._torn else b"") + b"".join(x + b"\n" for x in lines)
+        size, self._size = self._size, -1  # until the records are known to be whole
+        _write_all(fd, data)
+        if self.sync:
+            os.fsync(fd)
+        self._size, self._torn = size + len(data), False
 
     def import_lines(self, lines: Sequence[bytes], checkpoint: str | None = None) -> None:
         """Append records byte for byte (an import: their ``seq``, ``prev`` and ``sig``
@@ -738,45 +938,44 @@ class ProofLog:
         after them, else a fresh one. Raises :class:`InputError` naming the first line
         that does not continue the chain."""
         with self._mutex:
-            fd = self._lock()
+            fd = self._locked()
             try:
-                size = os.fstat(fd).st_size
-                if size != self._size:
-                    self._refresh(size)
-                self._last, self._seq = continue_chain(lines, self._seq, self._last, self.name)
-                data = (b"\n" if self._torn else b"") + b"".join(x + b"\n" for x in lines)
-                self._size = -1
-                _write_all(fd, data)
-                if self.sync:
-                    os.fsync(fd)
-                self._size, self._torn = size + len(data), False
-                for line in lines:
-                    self._tree.append(leaf_hash(line))
+                last, seq = continue_chain(lines, self._seq, self._last, self.name)
+                self._write_lines(fd, lines)
+                self._last, self._seq = last, seq
+                self._grow(lines)
                 self._write_checkpoint(checkpoint)
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
 
     def checkpoint(self) -> Checkpoint:
         """The tree head as of this writer's last look (not signed, not written)."""
-        return Checkpoint(self.origin, len(self._tree), self._tree.root(), utc_now())
+        return Checkpoint(self.origin, self._state.size, self._state.root(), utc_now())
+
+    def reader(self) -> TileReader:
+        """A reader of the tree as of this writer's last look, from its tiles."""
+        return TileReader(self.tiles.read, self._state.size)
 
     def _write_checkpoint(self, given: str | None = None) -> None:
-        note = head_note(given, self._tree) or self.checkpoint().sign(self.key)
+        note = head_note(given, self._state) or self.checkpoint().sign(self.key)
+        if self.cosign is not None:
+            note = self.cosign(note, self.reader())
         target = checkpoint_path(self.path)
         if self.sync:
             write_atomic(target, note)
-            return
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-        tmp.write_text(note, encoding="utf-8")
-        os.replace(tmp, target)
+        else:
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            tmp.write_text(note, encoding="utf-8")
+            os.replace(tmp, target)
+        self.tiles.write({"checkpoint": note.encode("utf-8")})
+        self._dirty = False
 
     def write_checkpoint(self) -> str:
         """Bring the tree up to date, write a fresh signed checkpoint, return its note
         (for a log last written by a version without checkpoints, or after a repair)."""
         with self._mutex:
-            fd = self._lock()
+            fd = self._locked()
             try:
-                self._refresh(os.fstat(fd).st_size)
                 self._write_checkpoint()
                 return checkpoint_path(self.path).read_text(encoding="utf-8")
             finally:

@@ -16,16 +16,20 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 __all__ = [
     "EMPTY_ROOT",
     "MerkleTree",
+    "audit_path",
     "consistency_path",
+    "fold_root",
     "inclusion_path",
     "leaf_hash",
     "node_hash",
+    "perfect_root",
+    "prefix_path",
     "root_hash",
     "verify_consistency",
     "verify_inclusion",
@@ -110,20 +114,7 @@ class MerkleTree:
         tree of the first ``size`` leaves, bottom up."""
         n = len(self) if size is None else size
         self._check_size(n)
-        if not 0 <= index < n:
-            raise ValueError(f"leaf index {index} is not in a tree of {n} leaves")
-        path: list[bytes] = []
-        start, end, m = 0, n, index
-        while end - start > 1:  # walk down; the RFC appends siblings on the way back up
-            k = _split(end - start)
-            if m < k:
-                path.append(self.subtree(start + k, end))
-                end = start + k
-            else:
-                path.append(self.subtree(start, start + k))
-                start, m = start + k, m - k
-        path.reverse()
-        return path
+        return audit_path(self.subtree, index, n)
 
     def consistency_path(self, first: int, size: int | None = None) -> list[bytes]:
         """PROOF(m, D[n]) (RFC 9162, 2.1.4.1): the hashes that show the tree of the
@@ -131,24 +122,75 @@ class MerkleTree:
         ``first`` is 0 or ``size`` (nothing to prove)."""
         n = len(self) if size is None else size
         self._check_size(n)
-        if not 0 <= first <= n:
-            raise ValueError(f"tree size {first} is not between 0 and {n}")
-        if first in (0, n):
-            return []
-        path: list[bytes] = []
-        start, end, m, whole = 0, n, first, True
-        while m != end - start:
-            k = _split(end - start)
-            if m <= k:
-                path.append(self.subtree(start + k, end))
-                end = start + k
-            else:
-                path.append(self.subtree(start, start + k))
-                start, m, whole = start + k, m - k, False
-        if not whole:  # SUBPROOF(m, D[m], false) = {MTH(D[m])}
-            path.append(self.subtree(start, end))
-        path.reverse()
-        return path
+        return prefix_path(self.subtree, first, n)
+
+
+Subtree = Callable[[int, int], bytes]
+"""``subtree(start, end)``: MTH(D[start:end]) for the ranges RFC 9162's recursion reaches
+(``start`` a multiple of the largest power of two not above ``end - start``): what the
+path algorithms below ask of a tree, kept in memory (:class:`MerkleTree`) or in tiles
+(:mod:`battlejudge.proofs.tiles`)."""
+
+
+def audit_path(subtree: Subtree, index: int, n: int) -> list[bytes]:
+    """PATH(index, D[n]) (RFC 9162, 2.1.3.1) over any store of subtree hashes."""
+    if not 0 <= index < n:
+        raise ValueError(f"leaf index {index} is not in a tree of {n} leaves")
+    path: list[bytes] = []
+    start, end, m = 0, n, index
+    while end - start > 1:  # walk down; the RFC appends siblings on the way back up
+        k = _split(end - start)
+        if m < k:
+            path.append(subtree(start + k, end))
+            end = start + k
+        else:
+            path.append(subtree(start, start + k))
+            start, m = start + k, m - k
+    path.reverse()
+    return path
+
+
+def prefix_path(subtree: Subtree, first: int, n: int) -> list[bytes]:
+    """PROOF(first, D[n]) (RFC 9162, 2.1.4.1) over any store of subtree hashes; empty
+    when ``first`` is 0 or ``n``."""
+    if not 0 <= first <= n:
+        raise ValueError(f"tree size {first} is not between 0 and {n}")
+    if first in (0, n):
+        return []
+    path: list[bytes] = []
+    start, end, m, whole = 0, n, first, True
+    while m != end - start:
+        k = _split(end - start)
+        if m <= k:
+            path.append(subtree(start + k, end))
+            end = start + k
+        else:
+            path.append(subtree(start, start + k))
+            start, m, whole = start + k, m - k, False
+    if not whole:  # SUBPROOF(m, D[m], false) = {MTH(D[m])}
+        path.append(subtree(start, end))
+    path.reverse()
+    return path
+
+
+def perfect_root(hashes: Sequence[bytes]) -> bytes:
+    """MTH of consecutive subtree hashes of equal size, as many as a power of two
+    (a tile's hashes, or part of them): the root of the perfect tree over them."""
+    row = list(hashes)
+    while len(row) > 1:
+        row = [node_hash(row[i], row[i + 1]) for i in range(0, len(row), 2)]
+    return row[0]
+
+
+def fold_root(peaks: Sequence[bytes]) -> bytes:
+    """MTH of a tree given its perfect subtrees left to right, each smaller than the one
+    before (the binary digits of its size): RFC 9162's recursion, folded from the right."""
+    if not peaks:
+        return EMPTY_ROOT
+    root = peaks[-1]
+    for h in reversed(peaks[:-1]):
+        root = node_hash(h, root)
+    return root
 
 
 def root_hash(leaves: Sequence[bytes]) -> bytes:

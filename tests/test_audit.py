@@ -24,7 +24,14 @@ from battlejudge.cli.main import cli
 from battlejudge.proofs.audit import AuditReport, LogRecord, Problem, audit_log, chain_problems
 from battlejudge.proofs.battleline.certificate import to_file_model
 from battlejudge.proofs.keys import new_key_pair
-from battlejudge.proofs.log import GENESIS, ProofLog, append_proved, checkpoint_path, read_log
+from battlejudge.proofs.log import (
+    GENESIS,
+    ProofLog,
+    VouchError,
+    append_proved,
+    checkpoint_path,
+    read_log,
+)
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError
 
@@ -246,7 +253,9 @@ def test_a_signature_that_is_not_base64(log: tuple[Path, list[str]]) -> None:
 
 def test_unsigned_records_with_a_key(log: tuple[Path, list[str]]) -> None:
     path, _ = log
-    with ProofLog(path) as unsigned:
+    with pytest.raises(VouchError, match="cannot vouch for"):
+        ProofLog(path)  # a writer without the key refuses the signed log
+    with ProofLog(path, adopt=True) as unsigned:  # one made to take it as it is
         append_proved(unsigned, INVALID)
     assert audit_log(path).ok
     # the unsigned writer's checkpoint is unsigned too

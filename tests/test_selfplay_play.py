@@ -88,13 +88,28 @@ def test_claim_log_appends_one_signed_record(tmp_path: Path) -> None:
     log = tmp_path / "claims.log"
     args = ["--mine", "R4 R5 R3", "--theirs", "B8", "--seen", "B7 B10", "--log", str(log)]
     assert run("claim", *args, "--key", str(tmp_path / "judge.key")).exit_code == 0
-    assert run("claim", "--mine", "R4 R5 R3", "--theirs", "B8", "--log", str(log)).exit_code == 1
+    assert (
+        run(
+            "claim",
+            "--mine",
+            "R4 R5 R3",
+            "--theirs",
+            "B8",
+            "--log",
+            str(log),
+            "--key",
+            str(tmp_path / "judge.key"),
+        ).exit_code
+        == 1
+    )
     records, problems = read_log(log)
     assert [r.verdict for r in records] == ["valid", "invalid"] and not problems
     r = run("audit", str(log), "--pubkey", str(tmp_path / "judge.pub"), "--json")
-    kinds = [p["kind"] for p in json.loads(r.output)["problems"]]
-    # the second claim was logged without --key, and so was the checkpoint after it
-    assert kinds == ["unsigned", "checkpoint"]
+    assert json.loads(r.output)["problems"] == []
+    # without --key the writer cannot vouch for the signed log: it refuses, naming why
+    r = run("claim", "--mine", "R4 R5 R3", "--theirs", "B8", "--log", str(log))
+    assert r.exit_code == 2 and "give its --key" in r.stderr
+    assert len(read_log(log)[0]) == 2
 
 
 def test_engine_logs_refused_claims_too(tmp_path: Path) -> None:
