@@ -97,6 +97,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     ),
     "log": ("logs", "log_group", "Proof-log upkeep."),
     "keys": ("logs", "keys", "Ed25519 key pairs for signing proof logs."),
+    "witness": ("witness", "witness", "A witness of proof logs: cosigns consistent checkpoints."),
     "referee": (
         "referee",
         "referee",
