@@ -333,7 +333,8 @@ def log_checkpoint(log: str, write: bool, key: str | None, as_json: bool) -> Non
     if write:
         if not is_url(log) and not Path(log).is_file():
             fail(f"{_shown(log)}: no such log")
-        store = open_store(log, load_private_key(key) if key else None)
+        # vouching for the log as it is now: what the judge does after auditing it
+        store = open_store(log, load_private_key(key) if key else None, adopt=True)
         try:
             note = store.write_checkpoint()
         finally:
@@ -513,7 +514,8 @@ def log_import(file: str, target: str, key: str | None) -> None:
     if trouble:
         p = trouble[0]
         fail(f"{file}: record {p.record}: {p.kind}: {p.detail}; import takes a sound log")
-    store = open_store(target, load_private_key(key) if key else None, create=True)
+    # adopt: an empty log has nothing to vouch for, and any other is refused below
+    store = open_store(target, load_private_key(key) if key else None, create=True, adopt=True)
     try:
         if store.next_seq:
             fail(

@@ -8,7 +8,10 @@ Three tables (``battlejudge log init URL`` makes them; a schema of the URL's
   record's exact line (what its hash, signature and Merkle leaf cover), ``digest`` its
   SHA-256 (the next record's ``prev``), ``leaf`` its RFC 9162 leaf hash;
 - ``battlejudge_checkpoint(size, note)``: the signed checkpoint written with every batch;
-- ``battlejudge_meta(key, value)``: the log format version (``format``).
+- ``battlejudge_meta(key, value)``: the log format version (``format``);
+- ``battlejudge_tile(level, idx, width, data)``: the tree's hash tiles (C2SP tlog-tiles,
+  :mod:`battlejudge.proofs.tiles`), written in each append's transaction; the entry
+  bundles are the log's rows, read in ranges.
 
 Appends are serialized by the database, not by a lock on any one machine: each batch is
 one transaction that first takes a transaction-scoped advisory lock, reads the rows added
@@ -75,6 +78,15 @@ CREATE TABLE IF NOT EXISTS battlejudge_checkpoint (
     note text NOT NULL
 );
 """
+TILE_SCHEMA: Final = """
+CREATE TABLE IF NOT EXISTS battlejudge_tile (
+    level smallint NOT NULL,
+    idx bigint NOT NULL,
+    width smallint NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (level, idx, width)
+);
+"""
 
 
 def _psycopg(url: str) -> Any:
@@ -95,7 +107,8 @@ def _one_line(error: BaseException) -> str:
 
 def connect(url: str) -> Any:
     """A connection (autocommit off), or :class:`StoreError` naming the URL without its
-    password: unreachable, refused, wrong credentials, no such database."""
+    password: unreachable, refused, wrong credentials, no such database, a URL libpq
+    cannot parse. The message never holds a secret of the URL."""
     psycopg = _psycopg(url)
     try:
         return psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT)
@@ -132,6 +145,7 @@ def init_pg(url: str) -> bool:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
             existed = conn.execute("SELECT to_regclass('battlejudge_log')").fetchone()[0]
             conn.execute(SCHEMA)
+            conn.execute(TILE_SCHEMA)
             conn.execute(
                 "INSERT INTO battlejudge_meta VALUES ('format', %s) ON CONFLICT DO NOTHING",
                 (str(FORMAT_VERSION),),
@@ -174,29 +188,83 @@ def read_pg(url: str) -> StoredLog:
     return StoredLog(redact(url), records, problems, note[0] if note else None, len(rows))
 
 
+class PgTiles:
+    """A PostgreSQL log's tiles: hash tiles in ``battlejudge_tile``; entry bundles made
+    from the records' rows (the log table is the entries), on the caller's connection."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def read(self, path: str) -> bytes | None:
+        """The tile's bytes, or None when it is not there."""
+        level, index, width = parse_tile_path(path)
+        if level is None:
+            start = index * WIDTH
+            rows = self.conn.execute(
+                "SELECT line FROM battlejudge_log WHERE seq >= %s AND seq < %s ORDER BY seq",
+                (start, start + width),
+            ).fetchall()
+            if len(rows) != width:
+                return None
+            return encode_bundle(r[0].encode("utf-8") for r in rows)
+        row = self.conn.execute(
+            "SELECT data FROM battlejudge_tile WHERE level = %s AND idx = %s AND width = %s",
+            (level, index, width),
+        ).fetchone()
+        return bytes(row[0]) if row else None
+
+    def write(self, tiles: Mapping[str, bytes], durable: Iterable[str] = ()) -> None:
+        """Insert the hash tiles (bundles are the log's rows already); in the caller's
+        transaction, so they commit with the records."""
+        rows = []
+        for path, data in tiles.items():
+            level, index, width = parse_tile_path(path)
+            if level is not None:
+                rows.append((level, index, width, data))
+        if rows:
+            with self.conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO battlejudge_tile VALUES (%s, %s, %s, %s) "
+                    "ON CONFLICT (level, idx, width) DO UPDATE SET data = EXCLUDED.data",
+                    rows,
+                )
+
+
 class PgProofLog:
     """A proof log in PostgreSQL, with the interface of :class:`ProofLog`: ``append``,
     ``append_batch``, ``append_records``, ``checkpoint``, ``write_checkpoint``.
-    Every record and checkpoint is signed with ``key`` when given.
+    Every record and checkpoint is signed with ``key`` when given; the tree's tiles are
+    kept in ``battlejudge_tile`` and written in each append's transaction.
 
-    Raises :class:`StoreError` when the database cannot be reached or holds no log
+    The writer vouches for the log as :class:`ProofLog` does (:class:`VouchError`;
+    ``adopt=True`` takes it as it is) and keeps only the tree's right edge. Raises
+    :class:`StoreError` when the database cannot be reached or holds no log
     (``create=True`` makes the tables instead), or, on an append, when the database
     went away: nothing of that batch is then in the log. One instance may be shared by
     threads; it reconnects after a ``fork`` and after a lost connection.
     """
 
     def __init__(
-        self, url: str, key: Ed25519PrivateKey | None = None, *, create: bool = False
+        self,
+        url: str,
+        key: Ed25519PrivateKey | None = None,
+        *,
+        create: bool = False,
+        adopt: bool = False,
+        cosign: Cosigner | None = None,
     ) -> None:
         self.url = url
         self.key = key
         self.origin = origin_for(key)
         self.sync = True
+        self.cosign = cosign
+        self._adopt = adopt
         self._psycopg = _psycopg(url)
         self._mutex = threading.Lock()
         self._conn: Any = None
         self._pid = 0
-        self._tree = MerkleTree()
+        self._state = TileState(bundles=False)
+        self._looked = False
         self._last = GENESIS
         if create:
             init_pg(url)
@@ -211,13 +279,14 @@ class PgProofLog:
     @property
     def next_seq(self) -> int:
         """The sequence number the next record will get (the number of records)."""
-        return len(self._tree)
+        return self._state.size
 
     def _connection(self) -> Any:
         if self._conn is None or self._pid != os.getpid() or self._conn.closed:
             self._conn = connect(self.url)
             self._pid = os.getpid()
             _check_format(self._conn, self.url)
+            self._conn.execute(TILE_SCHEMA)  # a log made before tiles gets the table
             self._conn.commit()
         return self._conn
 
@@ -232,31 +301,100 @@ class PgProofLog:
                 self._conn = None
             raise StoreError(f"{self.name}: {_one_line(e)}") from None
 
+    def _forget(self) -> None:
+        """Look at the log afresh next time (after a transaction that rolled back)."""
+        self._state, self._looked, self._last = TileState(bundles=False), False, GENESIS
+
     def _catch_up(self, conn: Any) -> None:
-        """Add the rows other writers appended since our last look to the tree (all of
-        them the first time, or if the rows we knew changed)."""
-        n = len(self._tree)
-        note = None
-        if not n:  # a first look: the rows must match the latest checkpoint, read first
-            note = conn.execute(  # (the log only grows: every row it covers is read after)
-                "SELECT note FROM battlejudge_checkpoint ORDER BY size DESC LIMIT 1"
-            ).fetchone()
+        """Add the rows other writers appended since our last look to the tree's right
+        edge; the first look vouches for the log (or adopts it)."""
+        if not self._looked:
+            self._first_look(conn)
+            self._looked = True
+            return
+        n = self._state.size
         rows = conn.execute(
             "SELECT seq, digest, leaf FROM battlejudge_log WHERE seq >= %s ORDER BY seq",
             (max(n - 1, 0),),
         ).fetchall()
         if n and (not rows or rows[0][0] != n - 1 or rows[0][1] != self._last):
             _logger.warning("%s: the log changed under this writer; reading it again", self.name)
-            self._tree, self._last = MerkleTree(), GENESIS
+            self._forget()
             self._catch_up(conn)
             return
-        for seq, digest, leaf in rows[1:] if n else rows:
-            if seq != len(self._tree):
-                raise StoreError(f"{self.name}: seq {len(self._tree)} is missing from the log")
-            self._tree.append(bytes(leaf))
+        self._take(conn, rows[1:] if n else rows)
+
+    def _take(self, conn: Any, rows: Sequence[Any]) -> None:
+        done: dict[str, bytes] = {}
+        for seq, digest, leaf in rows:
+            if seq != self._state.size:
+                raise StoreError(f"{self.name}: seq {self._state.size} is missing from the log")
+            done.update(self._state.append(bytes(leaf)))
             self._last = digest
-        if not n:
-            check_head(self._tree, len(self._tree), note[0] if note else None, self.name)
+        if rows:
+            PgTiles(conn).write(done | self._state.partial())
+
+    def _first_look(self, conn: Any) -> None:
+        # the checkpoint first: the log only grows, so every row it covers is read after
+        got = conn.execute(
+            "SELECT note FROM battlejudge_checkpoint ORDER BY size DESC LIMIT 1"
+        ).fetchone()
+        note = got[0] if got else None
+        count = conn.execute("SELECT count(*) FROM battlejudge_log").fetchone()[0]
+        self._forget()
+        if self._adopt or (count == 0 and note is None):
+            self._rebuild(conn, None)
+            return
+        if count == 0:
+            head = parse_checkpoint(note, f"{self.name} checkpoint").checkpoint
+            if head.size:
+                raise VouchError(
+                    f"{self.name}: the log is empty but its checkpoint covers {head.size} "
+                    f"records: they were cut; {recovery(self.name)}"
+                )
+            return
+        head = vouch(note, self.key, self.name)
+        if count < head.size:
+            raise VouchError(
+                f"{self.name}: records were cut from its end: its checkpoint of {head.time} "
+                f"covers {head.size} records, the log holds {count}; {recovery(self.name)}"
+            )
+        try:
+            state = TileState.load(PgTiles(conn).read, head.size, bundles=False)
+            if head.size == 0 or state.root() != head.root:
+                raise TileError("the tiles do not match the checkpoint")
+        except TileError as e:
+            _logger.warning("%s: %s; rebuilding the tiles from the log", self.name, e)
+            self._rebuild(conn, head)
+            return
+        row = conn.execute(
+            "SELECT digest, leaf FROM battlejudge_log WHERE seq = %s", (head.size - 1,)
+        ).fetchone()
+        if row is None or bytes(row[1]) != state.last_leaf(PgTiles(conn).read):
+            raise VouchError(
+                f"{self.name}: record {head.size - 1}, the last its checkpoint of {head.time} "
+                f"covers, was changed; {recovery(self.name)}"
+            )
+        self._state, self._last = state, row[0]
+        rows = conn.execute(
+            "SELECT seq, digest, leaf FROM battlejudge_log WHERE seq >= %s ORDER BY seq",
+            (head.size,),
+        ).fetchall()
+        self._take(conn, rows)
+
+    def _rebuild(self, conn: Any, head: Checkpoint | None) -> None:
+        """The first look from every row: tiles written again; with a checkpoint, the rows
+        it covers must hash to its root."""
+        rows = conn.execute("SELECT seq, digest, leaf FROM battlejudge_log ORDER BY seq").fetchall()
+        if head is not None:
+            self._take(conn, rows[: head.size])
+            if self._state.root() != head.root:
+                raise VouchError(
+                    f"{self.name}: the log does not match its checkpoint of {head.time} "
+                    f"({head.size} records): records were changed; {recovery(self.name)}"
+                )
+            rows = rows[head.size :]
+        self._take(conn, rows)
 
     def append(
         self,
@@ -288,53 +426,53 @@ class PgProofLog:
         """Append several claims in one transaction with one checkpoint."""
         return self.append_records([claim_record(**e) for e in entries])
 
-    def append_records(
-        self, records: Sequence[Mapping[str, Any]], *, checkpoint: str | None = None
-    ) -> list[dict[str, Any]]:
-        """Chain, sign and insert records already checked, then the checkpoint (or the
-        given ``checkpoint`` note, when it is the tree head after them: an import
-        keeps the checkpoint the log was signed with)."""
+    def append_records(self, records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Chain, sign and insert records already checked, their tiles, then a signed
+        checkpoint, in one transaction; returns the records as written."""
         if not records:
             return []
 
         def work(conn: Any) -> list[dict[str, Any]]:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
             self._catch_up(conn)
-            tree_size, last = len(self._tree), self._last
             out, rows = [], []
-            seq, prev = tree_size, last
+            seq, prev = self._state.size, self._last
             for record in records:
                 chained, line = chain_record(record, seq, prev, self.key)
+                if len(line) > MAX_ENTRY:
+                    raise InputError(
+                        f"a record of {len(line)} bytes: a log entry is at most {MAX_ENTRY} "
+                        "bytes (a tile's entry bundle holds no more)"
+                    )
                 prev = sha256_hex(line)
                 out.append(chained)
                 rows.append((seq, line.decode("ascii"), prev, leaf_hash(line)))
                 seq += 1
             with conn.cursor() as cur:
                 cur.executemany("INSERT INTO battlejudge_log VALUES (%s, %s, %s, %s)", rows)
-            for row in rows:
-                self._tree.append(row[3])
-            self._last = prev
-            try:
-                note = self._note(checkpoint)
-                conn.execute(
-                    "INSERT INTO battlejudge_checkpoint VALUES (%s, %s) "
-                    "ON CONFLICT (size) DO UPDATE SET note = EXCLUDED.note",
-                    (len(self._tree), note),
-                )
-            except BaseException:
-                self._tree, self._last = MerkleTree(), GENESIS  # read again next time
-                raise
+            self._take(conn, [(r[0], r[2], r[3]) for r in rows])
+            self._insert_checkpoint(conn, self.checkpoint().sign(self.key))
             return out
 
+        return self._locked(work)  # type: ignore[no-any-return]
+
+    def _locked(self, work: Any) -> Any:
         with self._mutex:
             try:
-                return self._run(work)  # type: ignore[no-any-return]
+                return self._run(work)
             except BaseException:
-                self._tree, self._last = MerkleTree(), GENESIS  # rolled back: read again
+                self._forget()  # rolled back: look again
                 raise
 
-    def _note(self, given: str | None) -> str:
-        return head_note(given, self._tree) or self.checkpoint().sign(self.key)
+    def _insert_checkpoint(self, conn: Any, note: str) -> str:
+        if self.cosign is not None:
+            note = self.cosign(note, TileReader(PgTiles(conn).read, self._state.size))
+        conn.execute(
+            "INSERT INTO battlejudge_checkpoint VALUES (%s, %s) "
+            "ON CONFLICT (size) DO UPDATE SET note = EXCLUDED.note",
+            (self._state.size, note),
+        )
+        return note
 
     def import_lines(self, lines: Sequence[bytes], checkpoint: str | None = None) -> None:
         """Insert records byte for byte (an import), which must continue the chain, in
@@ -342,48 +480,43 @@ class PgProofLog:
         after them (kept as it was signed), and a fresh one for the whole log if it is
         not exactly that. Raises :class:`InputError` for a line that does not continue
         the chain."""
+        given = None
+        if checkpoint is not None:
+            try:
+                given = parse_checkpoint(checkpoint).checkpoint
+            except InputError:
+                given = None
 
         def work(conn: Any) -> None:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
             self._catch_up(conn)
-            last, _ = continue_chain(lines, len(self._tree), self._last, self.name)
+            last, _ = continue_chain(lines, self._state.size, self._last, self.name)
             rows = []
-            for raw in lines:
-                rows.append((len(self._tree), raw.decode("ascii"), sha256_hex(raw), leaf_hash(raw)))
-                self._tree.append(rows[-1][3])
-            self._last = last
+            for i, raw in enumerate(lines):
+                rows.append(
+                    (self._state.size + i, raw.decode("ascii"), sha256_hex(raw), leaf_hash(raw))
+                )
             with conn.cursor() as cur:
                 cur.executemany("INSERT INTO battlejudge_log VALUES (%s, %s, %s, %s)", rows)
-            given = None
-            if checkpoint is not None:
-                try:
-                    head = parse_checkpoint(checkpoint).checkpoint
-                except InputError:
-                    head = None
-                if head is not None and head.size <= len(self._tree):
-                    if self._tree.root(head.size) == head.root:
-                        given = head.size
+            kept = None
+            for row in rows:
+                self._take(conn, [(row[0], row[2], row[3])])
+                if given is not None and self._state.size == given.size:
+                    if self._state.root() == given.root:
+                        kept = given.size
                         conn.execute(
                             "INSERT INTO battlejudge_checkpoint VALUES (%s, %s)",
-                            (head.size, checkpoint),
+                            (given.size, checkpoint),
                         )
-            if given != len(self._tree):
-                conn.execute(
-                    "INSERT INTO battlejudge_checkpoint VALUES (%s, %s) "
-                    "ON CONFLICT (size) DO UPDATE SET note = EXCLUDED.note",
-                    (len(self._tree), self.checkpoint().sign(self.key)),
-                )
+            self._last = last
+            if kept != self._state.size:
+                self._insert_checkpoint(conn, self.checkpoint().sign(self.key))
 
-        with self._mutex:
-            try:
-                self._run(work)
-            except BaseException:
-                self._tree, self._last = MerkleTree(), GENESIS
-                raise
+        self._locked(work)
 
     def checkpoint(self) -> Checkpoint:
         """The tree head as of this writer's last look (not signed, not written)."""
-        return Checkpoint(self.origin, len(self._tree), self._tree.root(), utc_now())
+        return Checkpoint(self.origin, self._state.size, self._state.root(), utc_now())
 
     def write_checkpoint(self) -> str:
         """Catch up with the log, write a fresh signed checkpoint, return its note."""
@@ -391,22 +524,15 @@ class PgProofLog:
         def work(conn: Any) -> str:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
             self._catch_up(conn)
-            note = self.checkpoint().sign(self.key)
-            conn.execute(
-                "INSERT INTO battlejudge_checkpoint VALUES (%s, %s) "
-                "ON CONFLICT (size) DO UPDATE SET note = EXCLUDED.note",
-                (len(self._tree), note),
-            )
-            return note
+            return self._insert_checkpoint(conn, self.checkpoint().sign(self.key))
 
-        with self._mutex:
-            return self._run(work)  # type: ignore[no-any-return]
+        return self._locked(work)  # type: ignore[no-any-return]
 
-    def leaves(self) -> MerkleTree:
-        """The Merkle tree of the log as it is now (caught up first)."""
-        with self._mutex:
-            self._run(lambda conn: self._catch_up(conn))
-            return self._tree
+    def reader(self) -> TileReader:
+        """A reader of the tree (as of this writer's last look) from the tile table, on a
+        connection of its own."""
+        conn = connect(self.url)
+        return TileReader(PgTiles(conn).read, self._state.size)
 
     def close(self) -> None:
         """Close the connection (only in the process that opened it: a forked child must not
@@ -423,4 +549,4 @@ class PgProofLog:
 
     def __repr__(self) -> str:
         signed = ", signed" if self.key is not None else ""
-        return f"<PgProofLog {self.name!r}{signed}, next seq {len(self._tree)}>"
+        return f"<PgProofLog {self.name!r}{signed}, next seq {self._state.size}>"

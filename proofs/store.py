@@ -125,16 +125,20 @@ def open_store(
     *,
     sync: bool = True,
     create: bool = False,
+    adopt: bool = False,
+    cosign: Any = None,
 ) -> Any:
     """A log to append to: :class:`ProofLog` for a path, ``PgProofLog`` for a
     ``postgresql://`` URL (``create``: make the tables if the database has none yet).
-    Raises :class:`StoreError` for a log that cannot be reached or used, ``OSError`` for
-    a file that cannot be opened."""
+    The writer refuses a log it cannot vouch for (:class:`~battlejudge.proofs.log.VouchError`)
+    unless ``adopt`` (take it as it is: ``log checkpoint --write``); ``cosign`` gathers
+    witnesses' cosignatures on each checkpoint. Raises :class:`StoreError` for a log
+    that cannot be reached or used, ``OSError`` for a file that cannot be opened."""
     if is_url(target):
         from battlejudge.proofs.pglog import PgProofLog
 
-        return PgProofLog(str(target), key, create=create)
-    return ProofLog(Path(target), key, sync=sync)
+        return PgProofLog(str(target), key, create=create, adopt=adopt, cosign=cosign)
+    return ProofLog(Path(target), key, sync=sync, adopt=adopt, cosign=cosign)
 
 
 def read_checkpoint(target: str | os.PathLike[str]) -> str | None:
