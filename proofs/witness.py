@@ -669,7 +669,7 @@ class Witness:
         path = self._path(origin, ".json")
         try:
             with path.open("rb") as f:
-                data = f.read(4 * MAX_NOTE)
+                data = f.read(8 * MAX_NOTE)  # a note's JSON escapes make it longer
         except FileNotFoundError:
             return None
         except OSError as e:
@@ -843,7 +843,12 @@ def request_cosignature(
     note, at least one), or ``([], latest)`` when the witness answered 409 with the size it
     last cosigned, other than ``old_size``: ask again with a proof from that size. Raises
     :class:`WitnessError` naming the witness (never with credentials) when it cannot be
-    reached, refuses (a 409 at ``old_size`` itself is a fork), or answers something else."""
+    reached, refuses (a 409 at ``old_size`` itself is a fork), or answers something else.
+
+    ``user:password@`` in the URL is sent as HTTP basic authentication; a query or fragment
+    is dropped. Redirects are not followed (a witness answers where it was asked), the
+    answer is read up to :data:`MAX_RESPONSE` bytes, and each try waits at most
+    ``timeout`` seconds for the connection and for each read."""
     shown = _shown(url)
     try:
         parts = urllib.parse.urlsplit(url)
