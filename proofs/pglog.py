@@ -25,10 +25,11 @@ Needs the ``postgres`` extra (psycopg 3); imported only when a URL is used.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -550,3 +551,51 @@ class PgProofLog:
     def __repr__(self) -> str:
         signed = ", signed" if self.key is not None else ""
         return f"<PgProofLog {self.name!r}{signed}, next seq {self._state.size}>"
+
+PG_BATCH: Final = 2000
+"""Rows :func:`iter_pg` fetches from the server at a time."""
+
+
+@contextlib.contextmanager
+def iter_pg(
+    url: str, start: int = 0
+) -> Iterator[tuple[str | None, Iterator[tuple[int, str]], Callable[[], int]]]:
+    """The log at ``url`` as of one snapshot, to read in memory that does not grow with it:
+    its latest checkpoint note, its rows from the key ``start`` on as ``(seq, line)`` in
+    seq order through a server-side cursor (:data:`PG_BATCH` rows at a time), and a
+    function that counts those rows. A context manager: the snapshot and the connection
+    last until it exits. Raises :class:`StoreError` (also while the rows are read) for a
+    database that cannot be reached, holds no log or goes away."""
+    psycopg = _psycopg(url)
+    conn = connect(url)
+    try:
+        conn.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        with conn.transaction():
+            _check_format(conn, url)
+            note = conn.execute(
+                "SELECT note FROM battlejudge_checkpoint ORDER BY size DESC LIMIT 1"
+            ).fetchone()
+
+            def count() -> int:
+                row = conn.execute(
+                    "SELECT count(*) FROM battlejudge_log WHERE seq >= %s", (start,)
+                ).fetchone()
+                return int(row[0])
+
+            with conn.cursor(name="battlejudge_lines") as cursor:
+                cursor.itersize = PG_BATCH
+                cursor.execute(
+                    "SELECT seq, line FROM battlejudge_log WHERE seq >= %s ORDER BY seq", (start,)
+                )
+
+                def rows() -> Iterator[tuple[int, str]]:
+                    try:
+                        yield from cursor
+                    except psycopg.Error as e:
+                        raise StoreError(f"{redact(url)}: {_one_line(e)}") from None
+
+                yield (note[0] if note else None), rows(), count
+    except psycopg.Error as e:
+        raise StoreError(f"{redact(url)}: {_one_line(e)}") from None
+    finally:
+        conn.close()
