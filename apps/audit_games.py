@@ -12,7 +12,9 @@ in ``proofs`` (which may import only the solver).
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,9 @@ from typing import Any
 from battlejudge.engines.battleline.record import GameRecord, RecordError, replay
 from battlejudge.engines.battleline.state import FLAGS, PLAYERS, BattleLineState
 from battlejudge.solver.errors import BattlejudgeError
+
+QUESTIONS_KEPT = 4096
+"""How many logged questions' canonical forms :func:`check_games` keeps at a time."""
 
 
 class UnsoundGame(BattlejudgeError):
@@ -53,6 +58,25 @@ def _canonical(question: dict[str, Any]) -> str:
     return bl.ClaimQuestion.from_json(question).canonical()
 
 
+def _canonical_once(question: Any, known: dict[str, str | ValueError]) -> str | ValueError:
+    """:func:`_canonical` (or its error), remembered by the question's JSON."""
+    try:
+        key = json.dumps(question, sort_keys=True)
+    except (TypeError, ValueError):
+        key = None
+    if key is not None and key in known:
+        return known[key]
+    try:
+        found: str | ValueError = _canonical(question)
+    except ValueError as e:
+        found = e
+    if key is not None:
+        if len(known) >= QUESTIONS_KEPT:  # bounded: forget them all, and start again
+            known.clear()
+        known[key] = found
+    return found
+
+
 def _load_game(path: Path) -> tuple[str, _Game]:
     rec = GameRecord.loads(path.read_text(encoding="utf-8"))
     game_id = rec.tags.get("Game", path.stem)
@@ -77,9 +101,15 @@ def _load_game(path: Path) -> tuple[str, _Game]:
     return game_id, _Game(path, claims, asked)
 
 
-def check_games(records: list[Any], games_dir: Path) -> list[GameProblem]:
+def check_games(records: Iterable[Any], games_dir: Path) -> list[GameProblem]:
     """Cross-check log records (objects with ``game``, ``turn``, ``player``, ``flag``,
-    ``question``, ``verdict``) against every ``.blg`` record in ``games_dir``."""
+    ``question``, ``verdict``, and their ``index``: the 0-based line, by default their
+    place among the records) against every ``.blg`` record in ``games_dir``.
+
+    The records are gone through once, in order (a log's records read again as they come,
+    :class:`~battlejudge.proofs.audit.LoggedRecords`); what is kept is each game's claims
+    and questions, the logged claims found in them, and the canonical form of the last
+    :data:`QUESTIONS_KEPT` questions logged (a game asks the same ones again)."""
     games: dict[str, _Game] = {}
     problems: list[GameProblem] = []
     for path in sorted(games_dir.glob("*.blg")):
@@ -93,9 +123,11 @@ def check_games(records: list[Any], games_dir: Path) -> list[GameProblem]:
             continue
         games[game_id] = game
     logged: set[tuple[str, int, str, int]] = set()
-    for index, r in enumerate(records):
+    canonical: dict[str, str | ValueError] = {}  # question's JSON -> canonical, or why not
+    for position, r in enumerate(records):
         if r.game is None:
             continue
+        index = getattr(r, "index", position)
         found = games.get(r.game)
         if found is None:
             problems.append(
@@ -106,10 +138,11 @@ def check_games(records: list[Any], games_dir: Path) -> list[GameProblem]:
             continue
         game = found
         where = (r.turn, r.player, r.flag)
-        try:
-            question = _canonical(r.question)
-        except ValueError as e:
-            problems.append(GameProblem(index, "question-mismatch", f"unreadable question: {e}"))
+        question = _canonical_once(r.question, canonical)
+        if isinstance(question, ValueError):
+            problems.append(
+                GameProblem(index, "question-mismatch", f"unreadable question: {question}")
+            )
             continue
         place = f"game {r.game} turn {r.turn} {r.player} flag {r.flag}"
         if r.verdict == "valid":

@@ -1,7 +1,7 @@
 """Proof-log commands: ``audit``, ``log ...`` (repair, init, checkpoint, prove,
 verify-inclusion, prove-consistency, verify-consistency, export, import) and ``keys new``.
 
-``audit`` is a thin layer over :func:`battlejudge.proofs.audit.audit_records`; other
+``audit`` is a thin layer over :func:`battlejudge.proofs.audit.audit_store`; other
 commands (or more options of this one) audit with extra checks through
 :func:`run_audit`. A log is a file or a ``postgresql://`` URL everywhere
 (:func:`battlejudge.proofs.store.open_store`). The audit and the log's own modules are
@@ -23,6 +23,9 @@ from battlejudge.cli.common import progress as show_progress
 from battlejudge.proofs.keys import key_id, load_private_key, load_public_key, new_key_pair
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+    from typing import IO
+
     from battlejudge.proofs.audit import AuditReport, Check
     from battlejudge.proofs.log import LogRecord, Problem
 
@@ -45,29 +48,24 @@ def audit_report(
     checks: Sequence[Check] = (),
     progress: bool | None = None,
 ) -> AuditReport:
-    """Audit LOG as the ``audit`` command does, with a progress bar on stderr for a long
-    log when stderr is a terminal (``progress`` forces it on or off). Raises ``OSError``
-    or :class:`InputError` for an unreadable log or key (exit 2 at the CLI)."""
-    from battlejudge.proofs.audit import audit_records
-    from battlejudge.proofs.store import read_store
+    """Audit LOG as the ``audit`` command does, reading it once, line by line (memory does
+    not grow with the log), with a progress bar on stderr for a long log when stderr is a
+    terminal (``progress`` forces it on or off). Raises ``OSError`` or
+    :class:`InputError` for an unreadable log or key (exit 2 at the CLI)."""
+    from battlejudge.proofs.audit import audit_store
+    from battlejudge.proofs.store import iter_store
 
     key = load_public_key(pubkey) if pubkey is not None else None
-    stored = read_store(log)
-    records = stored.records
-    common: dict[str, Any] = {
-        "pubkey": key,
-        "deep": deep,
-        "checks": checks,
-        "checkpoint": stored.checkpoint,
-        "lines": stored.lines,
-    }
-    if progress is None:
-        progress = len(records) >= PROGRESS_MIN
-    if not progress:
-        return audit_records(records, stored.problems, **common)
-    # a bar on a terminal, plain lines with an estimate when piped (cli.common.progress)
-    with show_progress(len(records), "auditing", "records") as tick:
-        return audit_records(records, stored.problems, progress=lambda n: tick(), **common)
+    with iter_store(log) as reader:
+        if progress is None:
+            progress = reader.count_lines() >= PROGRESS_MIN
+        if not progress:
+            return audit_store(reader, pubkey=key, deep=deep, checks=checks)
+        # a bar on a terminal, plain lines with an estimate when piped (cli.common.progress)
+        with show_progress(reader.count_lines(), "auditing", "records") as tick:
+            return audit_store(
+                reader, pubkey=key, deep=deep, checks=checks, progress=lambda n: tick()
+            )
 
 
 def _signature_line(report: AuditReport, require: bool) -> str | None:
@@ -204,7 +202,7 @@ def audit(
         folder = Path(games)
 
         def against_games(records: Sequence[LogRecord]) -> list[Problem]:
-            return [Problem(p.record, p.kind, p.detail) for p in check_games(list(records), folder)]
+            return [Problem(p.record, p.kind, p.detail) for p in check_games(records, folder)]
 
         checks.append(against_games)
     run_audit(
@@ -461,34 +459,81 @@ def log_verify_consistency(proof: str, pubkey: str, as_json: bool) -> None:
 def log_export(log: str, out: str | None) -> None:
     """Write every line of LOG (a postgresql:// URL or a file) as JSON lines, in seq order,
     byte for byte: an audit of the export gives the report of the log (with --out, its
-    checkpoint too). Exit 0, 2 unreadable log."""
+    checkpoint too). The log is read line by line, in memory that does not grow with it,
+    and checked to be a proof log before anything is written. Exit 0, 2 unreadable log."""
+    import contextlib
+    import tempfile
+
     from battlejudge.proofs.atomic import write_atomic
-    from battlejudge.proofs.log import checkpoint_path
-    from battlejudge.proofs.store import read_store
+    from battlejudge.proofs.log import LogRecord, checkpoint_path
+    from battlejudge.proofs.store import is_url, iter_store
 
-    stored = read_store(log)
-    lines = _stored_lines(log, stored)
-    if out is None:
-        sys.stdout.flush()
-        sys.stdout.buffer.write(lines)
-        sys.stdout.buffer.flush()
-        return
-    if Path(out).exists():
-        fail(f"{out} exists; not overwriting it")
-    write_atomic(out, lines)
-    if stored.checkpoint is not None:
-        write_atomic(checkpoint_path(out), stored.checkpoint)
-    click.echo(f"{stored.name}: {len(stored.records)} records written to {out}.", err=True)
+    records = 0
+    with contextlib.ExitStack() as stack:
+        # a database's rows go to a spool file first: nothing is written until all are read
+        spool = stack.enter_context(tempfile.TemporaryFile()) if is_url(log) else None
+        with iter_store(log) as reader:
+            for _, item in reader:
+                raw = b""  # a row that is not a record is exported as an empty line
+                if isinstance(item, LogRecord):
+                    records += 1
+                    raw = item.raw
+                if spool is not None:
+                    spool.write(raw + b"\n")
+        source: IO[bytes]
+        if spool is None:
+            source = stack.enter_context(open(log, "rb"))  # the bytes read, no more
+            size = reader.end
+        else:
+            source, size = spool, spool.tell()
+            spool.seek(0)
+        chunks = _chunks(source, size)
+        if out is None:
+            sys.stdout.flush()
+            for chunk in chunks:
+                sys.stdout.buffer.write(chunk)
+            sys.stdout.buffer.flush()
+            return
+        if Path(out).exists():
+            fail(f"{out} exists; not overwriting it")
+        _write_atomic_chunks(out, chunks)
+    if reader.checkpoint is not None:
+        write_atomic(checkpoint_path(out), reader.checkpoint)
+    click.echo(f"{reader.name}: {records} records written to {out}.", err=True)
 
 
-def _stored_lines(log: str, stored: Any) -> bytes:
-    """The log's lines as stored: a file's bytes; a database's rows in seq order."""
-    from battlejudge.proofs.store import is_url
+def _chunks(source: IO[bytes], size: int) -> Iterator[bytes]:
+    """The next ``size`` bytes of ``source``, a megabyte at a time (fewer if it ends)."""
+    while size > 0:
+        chunk = source.read(min(size, 1 << 20))
+        if not chunk:
+            return
+        size -= len(chunk)
+        yield chunk
 
-    if not is_url(log):
-        return Path(log).read_bytes()
-    by_index = {r.index: r.raw for r in stored.records}
-    return b"".join(by_index.get(i, b"") + b"\n" for i in range(stored.lines))
+
+def _write_atomic_chunks(path: str, chunks: Iterable[bytes]) -> None:
+    """:func:`~battlejudge.proofs.atomic.write_atomic` for data that comes in chunks: a
+    temporary file in the same folder, fsynced, renamed over ``path``, the folder fsynced."""
+    import os
+    import tempfile
+
+    from battlejudge.proofs.atomic import sync_folder
+
+    target = Path(path)
+    folder = target.parent
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    sync_folder(folder)
 
 
 @log_group.command("import")

@@ -486,6 +486,23 @@ def _check_certificate(certificate: Any, deep: bool) -> _Checked:
     return _Checked(None, file_model.verdict, certified, rejected)
 
 
+def _question(question: Any) -> bl.ClaimQuestion | str:
+    """The question a record asks, or why it is not a flag question."""
+    try:
+        return bl.ClaimQuestion.from_json(question)
+    except ValueError as e:
+        return str(e)
+
+
+def _key(value: Any) -> bytes | None:
+    """The SHA-256 of the value's canonical JSON (None: it is not JSON)."""
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError):  # records made in memory may hold anything
+        return None
+    return hashlib.sha256(text.encode()).digest()
+
+
 class _Verdicts:
     """The findings of the certificates an audit has checked, by the SHA-256 of their
     canonical JSON: the last :data:`CERTIFICATES_KEPT`, used from record
@@ -493,25 +510,39 @@ class _Verdicts:
 
     def __init__(self) -> None:
         self.seen: OrderedDict[bytes, _Checked] = OrderedDict()
+        self.questions: OrderedDict[bytes, bl.ClaimQuestion | str] = OrderedDict()
         self.count = 0
 
     def check(self, certificate: Any, deep: bool) -> _Checked:
+        """The findings on ``certificate``: remembered from record :data:`VERIFY_EACH` on,
+        checked (and remembered) before and when not known."""
         self.count += 1
-        try:
-            text = json.dumps(certificate, sort_keys=True, separators=(",", ":"))
-        except (TypeError, ValueError):  # not JSON (records made in memory): no key
+        key = _key(certificate)
+        if key is None:
             return _check_certificate(certificate, deep)
-        key = hashlib.sha256(text.encode()).digest()
         found = self.seen.get(key)
-        if found is not None and self.count > VERIFY_EACH:
-            self.seen.move_to_end(key)
-            return found
-        found = _check_certificate(certificate, deep)
-        self.seen[key] = found
-        self.seen.move_to_end(key)
-        if len(self.seen) > CERTIFICATES_KEPT:
-            self.seen.popitem(last=False)
+        if found is None or self.count <= VERIFY_EACH:
+            found = self.seen[key] = _check_certificate(certificate, deep)
+        _remember(self.seen, key)
         return found
+
+    def question(self, question: Any) -> bl.ClaimQuestion | str:
+        """The question a record asks (:func:`_question`), parsed once for each question."""
+        key = _key(question)
+        if key is None:
+            return _question(question)
+        found = self.questions.get(key)
+        if found is None:
+            found = self.questions[key] = _question(question)
+        _remember(self.questions, key)
+        return found
+
+
+def _remember(cache: OrderedDict[bytes, Any], key: bytes) -> None:
+    """Make ``key`` the most recent, and forget the oldest past :data:`CERTIFICATES_KEPT`."""
+    cache.move_to_end(key)
+    if len(cache) > CERTIFICATES_KEPT:
+        cache.popitem(last=False)
 
 
 def _certificate_problems(
@@ -535,10 +566,8 @@ def _certificate_problems(
                 f"verdict {verdict!r} but the certificate says {checked.verdict!r}",
             )
         )
-    try:
-        logged: bl.ClaimQuestion | str = bl.ClaimQuestion.from_json(record.data["question"])
-    except ValueError as e:
-        logged = str(e)
+    question = record.data["question"]
+    logged = _question(question) if verdicts is None else verdicts.question(question)
     certified = checked.certified
     if isinstance(logged, str):
         problems.append(Problem(i, "mismatch", f"the question is not a flag question: {logged}"))

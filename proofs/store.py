@@ -1,9 +1,11 @@
 """Where a proof log lives: a local file (the default) or a PostgreSQL database, behind one
 interface.
 
-``open_store(target)`` opens a log to append to and ``read_store(target)`` reads one whole
-(records, lines that are not records, latest checkpoint), for ``target`` a file path or a
-``postgresql://`` URL. Every command that takes ``--log`` or a log path goes through them.
+``open_store(target)`` opens a log to append to, ``read_store(target)`` reads one whole
+(records, lines that are not records, latest checkpoint) and ``iter_store(target)`` reads
+one line by line, in memory that does not grow with the log
+(:mod:`battlejudge.proofs.stream`), for ``target`` a file path or a ``postgresql://`` URL.
+Every command that takes ``--log`` or a log path goes through them.
 The PostgreSQL backend (:mod:`battlejudge.proofs.pglog`) needs the ``postgres`` extra and is
 imported only for a URL.
 """
@@ -27,13 +29,17 @@ from battlejudge.proofs.log import (
     newer_format,
     parse_log,
 )
+from battlejudge.proofs.stream import LogReader, Mark, iter_store
 from battlejudge.solver.errors import InputError
 
 __all__ = [
+    "LogReader",
     "LogStore",
+    "Mark",
     "StoreError",
     "StoredLog",
     "is_url",
+    "iter_store",
     "open_store",
     "read_checkpoint",
     "read_store",

@@ -1,7 +1,7 @@
 """The judge's audit as the web page runs it in a worker process (module-level, so it
 pickles; free of the web stack, so a worker imports only the audit and the rules).
 
-The report is :func:`battlejudge.proofs.audit.audit_records`'s, the one ``battlejudge audit
+The report is :func:`battlejudge.proofs.audit.audit_log`'s, the one ``battlejudge audit
 --json`` prints (its ``to_json``), with ``--games`` done by
 :func:`battlejudge.apps.audit_games.check_games` as the command does; this adds one row a
 record for the page's table.
@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from battlejudge.apps.audit_games import check_games
-from battlejudge.proofs.audit import audit_records
+from battlejudge.proofs.audit import audit_log
 from battlejudge.proofs.keys import load_public_key
 from battlejudge.proofs.log import LogRecord, Problem
-from battlejudge.proofs.store import read_store
 
 LOG_NAME: Final = "claims.log"
 """The uploaded log's name in the audit's folder (its checkpoint: ``claims.log.checkpoint``)."""
@@ -33,23 +32,15 @@ def audit_folder(folder: str, with_key: bool, with_games: bool) -> dict[str, Any
     proof log or a key, as the command exits 2 for them."""
     base = Path(folder)
     key = load_public_key(base / KEY_NAME) if with_key else None
-    stored = read_store(base / LOG_NAME)
     checks = []
     if with_games:
         games = base / GAMES_DIR
 
         def against_games(records: Any) -> list[Problem]:
-            return [Problem(p.record, p.kind, p.detail) for p in check_games(list(records), games)]
+            return [Problem(p.record, p.kind, p.detail) for p in check_games(records, games)]
 
         checks.append(against_games)
-    report = audit_records(
-        stored.records,
-        stored.problems,
-        pubkey=key,
-        checks=checks,
-        checkpoint=stored.checkpoint,
-        lines=stored.lines,
-    )
+    report = audit_log(base / LOG_NAME, key, checks=checks)
     first: dict[int, Problem] = {}
     for p in report.problems:
         first.setdefault(p.record, p)
