@@ -26,14 +26,15 @@ from battlejudge.proofs.battleline.certificate import (
     from_file_model,
     to_file_model,
 )
+from battlejudge.proofs.log import proved_record
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError, VerificationError, invalid
 from battlejudge.solver.json_input import parse_json
 
 Answer: TypeAlias = tuple[int, bytes]
 """An HTTP status and its JSON body."""
-Proved: TypeAlias = "tuple[int, bytes, bl.ProvedClaim | None, dict[str, Any]]"
-"""An answer, the proved claim for the proof log (when kept) and the log's context."""
+Proved: TypeAlias = "tuple[int, bytes, dict[str, Any] | None, dict[str, Any]]"
+"""An answer, the claim record for the proof log (when kept) and the log's context."""
 
 
 def _error(status: int, message: str) -> Answer:
@@ -70,20 +71,45 @@ def proved(q: bl.ClaimQuestion, conflict_limit: int | None) -> tuple[bl.ProvedCl
     return entry
 
 
+_certificates: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+
+def certificate_json(p: bl.ProvedClaim) -> dict[str, Any]:
+    """The certificate file's JSON of a proved claim, made once per distinct question in
+    this worker (as :func:`proved`: it is a pure function of the question)."""
+    key = p.question.canonical()
+    hit = _certificates.get(key)
+    if hit is not None:
+        _certificates.move_to_end(key)
+        return hit
+    made: dict[str, Any] = to_file_model(p.certificate).model_dump(mode="json")
+    _certificates[key] = made
+    if len(_certificates) > PROVED_CACHE:
+        _certificates.popitem(last=False)
+    return made
+
+
 def prove_claim(
-    q: bl.ClaimQuestion, certificate: bool, conflict_limit: int | None, keep_proof: bool
-) -> tuple[dict[str, Any], bl.ProvedClaim | None]:
+    q: bl.ClaimQuestion,
+    certificate: bool,
+    conflict_limit: int | None,
+    keep_proof: bool,
+    context: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The certified verdict of ``q`` as ``battlejudge claim --json`` prints it (proved
     and verified, or the verified proof of the same question asked before: :func:`proved`),
-    and the proved claim itself when ``keep_proof`` (for the proof log). Raises
+    and, when ``keep_proof``, its claim record for the proof log (with ``context``: made
+    here, in the worker, so the service's own process only pools and commits it). Raises
     :class:`UndecidedError` past ``conflict_limit``."""
     start = time.perf_counter()
     p, verified = proved(q, conflict_limit)
     micros = round((time.perf_counter() - start) * 1e6)
-    cert = to_file_model(p.certificate).model_dump(mode="json") if certificate else None
-    return claim_json(p, verified=verified, certificate=cert, micros=micros), (
-        p if keep_proof else None
+    cert = certificate_json(p) if certificate or keep_proof else None
+    answer = claim_json(
+        p, verified=verified, certificate=cert if certificate else None, micros=micros
     )
+    record = proved_record(p, cert, **(context or {})) if keep_proof else None
+    return answer, record
 
 
 def answer_claim(
@@ -105,7 +131,7 @@ def answer_claim(
 
 def answer_item(
     index: int, item: Any, certificate: bool, conflict_limit: int | None, keep_proof: bool
-) -> tuple[dict[str, Any], bl.ProvedClaim | None]:
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """One question of ``POST /v1/claims:batch``: ``{"index", **answer}``, or
     ``{"index", "error"}`` when it is not a valid question."""
     try:
@@ -153,7 +179,7 @@ def answer_position(
         q, context = _position_question(obj)
     except ValueError as e:
         return (*_error(422, str(e)), None, {})
-    out, p = prove_claim(q, certificate, conflict_limit, keep_proof)
+    out, p = prove_claim(q, certificate, conflict_limit, keep_proof, context)
     return 200, json.dumps(out).encode(), p, context
 
 

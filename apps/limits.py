@@ -38,8 +38,9 @@ log = logging.getLogger(__name__)
 
 CLIENT_KEY: Final = "battlejudge.client"
 """Where :class:`Guard` puts the client's name in the ASGI scope."""
-FREE_PATHS: Final = ("/healthz", "/docs", "/openapi.json")
-"""Paths served without a key and outside the limits (with ``/static/``)."""
+FREE_PATHS: Final = ("/healthz", "/docs", "/openapi.json", "/checkpoint")
+"""Paths served without a key and outside the limits (with ``/static/`` and the proof
+log's ``/tile/``: anyone may check a log, as C2SP tlog-tiles logs are read)."""
 
 
 async def send_json(
@@ -202,7 +203,7 @@ class Guard:
             await self.app(scope, receive, send)
             return
         path: str = scope["path"]
-        if path in FREE_PATHS or path.startswith("/static/"):
+        if path in FREE_PATHS or path.startswith(("/static/", "/tile/")):
             await self.app(scope, receive, send)
             return
         client, why = self._client(scope)

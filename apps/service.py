@@ -68,7 +68,8 @@ from battlejudge.apps.workers import WorkerPool
 from battlejudge.engines.battleline.position import PositionFile
 from battlejudge.proofs.battleline.certificate import CertificateFile
 from battlejudge.proofs.budget import DEFAULT_MEMORY_LIMIT
-from battlejudge.proofs.log import append_proved
+from battlejudge.proofs.log import proved_record
+from battlejudge.proofs.sequencer import DEFAULT_INTERVAL, Sequencer
 from battlejudge.proofs.store import StoreError, open_store
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import (
@@ -108,6 +109,9 @@ class ServiceConfig:
     ``postgresql://`` URL, which several services may share) and its signing key; each
     answer logged carries its record's ``log_seq``. While the log cannot be written the
     service refuses claims (503), unless ``log_optional``: then it answers them unlogged.
+    Answered claims are pooled and committed together (:mod:`~battlejudge.proofs.sequencer`)
+    at most every ``commit_interval`` seconds; ``witnesses`` (``URL=VKEY``) cosign each
+    checkpoint.
     Clients: ``api_keys`` maps key hashes to client names (None: no keys);
     ``client_concurrency`` requests in progress and ``rate_limit`` questions per second
     (0: none) per client, bursts of ``rate_burst``. Connections (used by :func:`serve`):
@@ -122,6 +126,8 @@ class ServiceConfig:
     log_path: str | None = None
     key_path: str | None = None
     log_optional: bool = False
+    commit_interval: float = DEFAULT_INTERVAL
+    witnesses: tuple[str, ...] = ()
     dedicated: bool = False
     workers: int = 1
     memory_limit: int = DEFAULT_MEMORY_LIMIT
@@ -173,17 +179,31 @@ class Adjudicator:
         self.queue = FairScheduler(config.workers, spare)
         self.writer = ThreadPoolExecutor(1, thread_name_prefix="battlejudge-log")
         self.log: Any = None
+        self.sequencer: Sequencer | None = None
+        self.view: Any = None
         self.keeps_log = bool(config.log_path)
         if config.log_path:
             from battlejudge.proofs.keys import load_private_key
+            from battlejudge.proofs.logview import open_view
 
             self._key = load_private_key(config.key_path) if config.key_path else None
+            self.view = open_view(config.log_path)
             try:
-                self.log = open_store(config.log_path, self._key)
+                self._open_log()
             except StoreError as e:
                 if not config.log_optional:
                     raise
                 _logger.warning("%s; answering claims unlogged until it is back", e)
+
+    def _open_log(self) -> None:
+        from battlejudge.proofs.witnessing import Cosigners, parse_witness_option
+
+        cfg = self.config
+        assert cfg.log_path is not None
+        links = [parse_witness_option(w) for w in cfg.witnesses]
+        cosign = Cosigners(links) if links else None
+        self.log = open_store(cfg.log_path, self._key, cosign=cosign)
+        self.sequencer = Sequencer(self.log, interval=cfg.commit_interval)
 
     async def start(self) -> None:
         """Start every worker process now rather than on the first requests."""
@@ -196,8 +216,12 @@ class Adjudicator:
         self.pool.close()
         self.bulk.close()
         self.writer.shutdown(wait=True)
+        if self.sequencer is not None:
+            self.sequencer.close()
         if self.log is not None:
             self.log.close()
+        if self.view is not None:
+            self.view.close()
 
     async def job(
         self, client: str, fn: Callable[..., T], *args: Any, what: str, scale: float = 1.0
@@ -215,22 +239,27 @@ class Adjudicator:
 
         return await self.queue.run(client, work)
 
-    async def record(self, proofs: list[tuple[bl.ProvedClaim, dict[str, Any]]]) -> list[int | None]:
-        """Append answered claims to the proof log (when there is one) before answering;
-        their records' seqs (None where unlogged). A log that cannot be written is a 503
-        :class:`ServiceError`, unless ``log_optional``: then the claims go unlogged."""
+    async def record(
+        self, proofs: list[tuple[bl.ProvedClaim | dict[str, Any], dict[str, Any]]]
+    ) -> list[int | None]:
+        """Append answered claims (proved claims, or their records made in a worker) to
+        the proof log (when there is one) before answering: pooled with every other
+        client's and committed together by the sequencer, at most one commit interval
+        later; their records' seqs (None where unlogged). A log that cannot be written is
+        a 503 :class:`ServiceError`, unless ``log_optional``: then the claims go unlogged."""
         if not self.keeps_log or not proofs:
             return [None] * len(proofs)
-
-        def write() -> list[int | None]:
-            if self.log is None:  # it was down when the service started
-                assert self.config.log_path is not None
-                self.log = open_store(self.config.log_path, self._key)
-            return [append_proved(self.log, p, **context)["seq"] for p, context in proofs]
-
+        records = [
+            {**p, **context} if isinstance(p, dict) else proved_record(p, **context)
+            for p, context in proofs
+        ]
         try:
-            return await asyncio.get_running_loop().run_in_executor(self.writer, write)
-        except StoreError as e:
+            if self.sequencer is None:  # it was down when the service started
+                await asyncio.get_running_loop().run_in_executor(self.writer, self._open_log)
+            assert self.sequencer is not None
+            written = await asyncio.wrap_future(self.sequencer.submit(records))
+            return [r["seq"] for r in written]
+        except (InputError, OSError) as e:
             if not self.config.log_optional:
                 why = f"the proof log cannot be written, so no claim is answered: {e}"
                 raise _bad(503, why) from None
@@ -592,48 +621,104 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
 
         return await answer(request, handle, watch=True)
 
-    @app.get("/v1/log/checkpoint", responses=_ERRORS, summary="The proof log's checkpoint")
-    async def log_checkpoint() -> Response:
-        """The latest signed checkpoint of the proof log: a C2SP signed note (text/plain):
-        origin, tree size, Merkle root, time, signature (docs/checkpoints.md)."""
-        from battlejudge.proofs.store import read_checkpoint
-
-        path = cfg.log_path
-        if path is None:
-            return _json_response(404, {"error": "this service keeps no proof log"})
-        try:
-            note = await asyncio.to_thread(read_checkpoint, path)
-        except (StoreError, OSError) as e:
-            return _json_response(503, {"error": f"the proof log cannot be read: {e}"})
-        if note is None:
-            return _json_response(404, {"error": "the proof log has no checkpoint yet"})
-        return Response(note, 200, media_type="text/plain; charset=utf-8")
-
-    @app.get("/v1/log/proof/{seq}", responses=_ERRORS, summary="An inclusion proof")
-    async def log_proof(seq: int) -> Response:
-        """The proof that record ``seq`` (the ``log_seq`` of an answer) is in the proof
-        log, as ``battlejudge log prove``: the record, its index, the audit path and the
-        signed checkpoint; check it with ``battlejudge log verify-inclusion``."""
-        from battlejudge.proofs.transparency import inclusion_proof
-
-        path = cfg.log_path
-        if path is None:
-            return _json_response(404, {"error": "this service keeps no proof log"})
-        try:
-            proof = await asyncio.to_thread(inclusion_proof, path, seq)
-        except StoreError as e:
-            return _json_response(503, {"error": f"the proof log cannot be read: {e}"})
-        except OSError as e:
-            return _json_response(503, {"error": f"the proof log cannot be read: {e.strerror}"})
-        except InputError as e:
-            return _json_response(404, {"error": str(e)})
-        return _json_response(200, proof)
-
+    add_log_routes(app, judge)
     from battlejudge.apps import web
 
     web.mount(app, judge, cfg.conflict_limit)  # the web table's pages (docs/web.md)
     _add_file_schemas(app)
     return app
+
+
+IMMUTABLE: Final = "public, max-age=31536000, immutable"
+"""Cache-Control of a tile: it never changes (c2sp.org/tlog-tiles)."""
+
+
+def add_log_routes(app: FastAPI, judge: Callable[[], Adjudicator]) -> None:
+    """The proof log's routes: C2SP tlog-tiles at the root (``/checkpoint``,
+    ``/tile/<L>/<N>[.p/<W>]``, ``/tile/entries/<N>[.p/<W>]``) and the service's own
+    ``/v1/log/checkpoint`` and ``/v1/log/proof/SEQ``, every one answered from the
+    checkpoint and a few tiles (:class:`~battlejudge.proofs.logview.LogView`), never by
+    reading the log."""
+    from battlejudge.proofs.tiles import TileError, parse_tile_path
+
+    def view() -> Any:
+        v = judge().view
+        if v is None:
+            raise _bad(404, "this service keeps no proof log")
+        return v
+
+    async def read(work: Callable[[], T]) -> T:
+        try:
+            return await asyncio.to_thread(work)
+        except StoreError as e:
+            raise _bad(503, f"the proof log cannot be read: {e}") from None
+        except OSError as e:
+            raise _bad(503, f"the proof log cannot be read: {e.strerror or e}") from None
+
+    async def checkpoint() -> Response:
+        try:
+            v = view()
+            note = await read(v.checkpoint)
+        except ServiceError as e:
+            return _json_response(e.status, e.body)
+        if note is None:
+            return _json_response(404, {"error": "the proof log has no checkpoint yet"})
+        return Response(
+            note,
+            200,
+            media_type="text/plain; charset=utf-8",
+            headers={"Cache-Control": "no-cache"},
+        )
+
+    @app.get("/checkpoint", responses=_ERRORS, summary="The latest checkpoint (tlog-tiles)")
+    async def tlog_checkpoint() -> Response:
+        """The proof log's latest signed checkpoint, a C2SP signed note with its witnesses'
+        cosignatures (text/plain; not cached beyond a few seconds)."""
+        return await checkpoint()
+
+    @app.get("/tile/{path:path}", responses=_ERRORS, summary="A tile or entry bundle")
+    async def tlog_tile(path: str) -> Response:
+        """A tile of the proof log's Merkle tree (``/tile/<L>/<N>[.p/<W>]``: 256 hashes, or
+        W of a partial tile) or an entry bundle (``/tile/entries/<N>[.p/<W>]``: the
+        records' lines, each behind its 16-bit length), as C2SP tlog-tiles names them;
+        immutable, so cached for a year."""
+        try:
+            parse_tile_path(f"tile/{path}")
+            v = view()
+            data = await read(lambda: v.tile(f"tile/{path}"))
+        except TileError as e:
+            return _json_response(404, {"error": str(e)})
+        except ServiceError as e:
+            return _json_response(e.status, e.body)
+        if data is None:
+            return _json_response(404, {"error": f"no tile {path} in this log"})
+        return Response(
+            data,
+            200,
+            media_type="application/octet-stream",
+            headers={"Cache-Control": IMMUTABLE},
+        )
+
+    @app.get("/v1/log/checkpoint", responses=_ERRORS, summary="The proof log's checkpoint")
+    async def log_checkpoint() -> Response:
+        """The latest signed checkpoint of the proof log: a C2SP signed note (text/plain):
+        origin, tree size, Merkle root, time, signature (docs/checkpoints.md)."""
+        return await checkpoint()
+
+    @app.get("/v1/log/proof/{seq}", responses=_ERRORS, summary="An inclusion proof")
+    async def log_proof(seq: int) -> Response:
+        """The proof that record ``seq`` (the ``log_seq`` of an answer) is in the proof
+        log, as ``battlejudge log prove``: the record, its index, the audit path and the
+        signed checkpoint, computed from a few tiles; check it with ``battlejudge log
+        verify-inclusion``."""
+        try:
+            v = view()
+            proof = await read(lambda: v.inclusion_proof(seq))
+        except ServiceError as e:
+            return _json_response(e.status, e.body)
+        except InputError as e:  # no such record (or a tile missing: named, no path)
+            return _json_response(404, {"error": str(e).replace(str(v.name), "the log")})
+        return _json_response(200, proof)
 
 
 def _with_seq(data: bytes, seq: int | None) -> bytes:

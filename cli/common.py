@@ -7,12 +7,13 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Final, NoReturn, TypeVar
 
 import click
 
 from battlejudge.solver.errors import (
     BattlejudgeError,
+    InputError,
     UndecidedError,
     VerificationError,
     missing_extra,
@@ -82,6 +83,17 @@ def log_options(what: str) -> Callable[[F], F]:
 
     def decorate(f: F) -> F:
         f = click.option(
+            "--witness",
+            "witnesses",
+            multiple=True,
+            metavar="URL=VKEY",
+            expose_value=False,
+            callback=_keep_witnesses,
+            help="A witness that cosigns each checkpoint of the --log (battlejudge witness "
+            "serve): its URL and its verifier key (or a file holding it); repeatable. A "
+            "witness that refuses (a rollback, a fork) stops the appends.",
+        )(f)
+        f = click.option(
             "--key",
             type=click.Path(exists=True, dir_okay=False),
             default=None,
@@ -99,19 +111,51 @@ def log_options(what: str) -> Callable[[F], F]:
     return decorate
 
 
+WITNESSES: Final = "battlejudge.witnesses"
+"""Where ``--witness`` leaves its values in the click context (:func:`witness_options`)."""
+
+
+def _keep_witnesses(ctx: click.Context, _: click.Parameter, value: tuple[str, ...]) -> None:
+    if value:
+        from battlejudge.proofs.witnessing import parse_witness_option
+
+        try:
+            for text in value:
+                parse_witness_option(text)
+        except InputError as e:
+            fail(str(e))
+    ctx.meta[WITNESSES] = value
+
+
+def witness_options() -> tuple[str, ...]:
+    """The ``--witness URL=VKEY`` values of the running command (none outside one)."""
+    ctx = click.get_current_context(silent=True)
+    found: tuple[str, ...] = ctx.meta.get(WITNESSES, ()) if ctx is not None else ()
+    return found
+
+
 def open_log(path: str | None, key: str | None) -> Any:
     """The proof log to append to (None without --log): a file, or a ``postgresql://``
-    URL (:func:`battlejudge.proofs.store.open_store`); --key alone is a usage error.
-    A database that cannot be reached or holds no log is bad input (exit 2), named
-    without its password."""
+    URL (:func:`battlejudge.proofs.store.open_store`), whose checkpoints the command's
+    ``--witness`` witnesses cosign; --key or --witness alone is a usage error. A database
+    that cannot be reached or holds no log, or a log the writer cannot vouch for, is bad
+    input (exit 2), named without its password."""
+    witnesses = witness_options()
     if path is None:
         if key is not None:
             raise click.UsageError("--key goes with --log")
+        if witnesses:
+            raise click.UsageError("--witness goes with --log")
         return None
     from battlejudge.proofs.keys import load_private_key
     from battlejudge.proofs.store import open_store
 
-    return open_store(path, load_private_key(key) if key else None)
+    cosign = None
+    if witnesses:
+        from battlejudge.proofs.witnessing import Cosigners, parse_witness_option
+
+        cosign = Cosigners([parse_witness_option(w) for w in witnesses])
+    return open_store(path, load_private_key(key) if key else None, cosign=cosign)
 
 
 class Renamed(click.Option):

@@ -11,6 +11,7 @@ imported by the commands that need them, so that ``log verify-inclusion`` and
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -264,8 +265,9 @@ def log_repair(log: str, key: str | None, as_json: bool) -> None:
     appends as before.
 
     Damage of any other kind (edited, deleted, inserted records...) is not re-chained
-    around: the log is left as it is. Exit 0 repaired (or nothing to repair), 2 not
-    repaired (the reason is printed).
+    around: the log is left as it is. A log whose writers refuse it (no checkpoint, one
+    of another key, records cut from its end) is named with the ways on. Exit 0 repaired
+    (or nothing to repair), 2 not repaired or not writable (the reason is printed).
     """
     from battlejudge.proofs.repair import repair_log
     from battlejudge.proofs.store import is_url
@@ -274,7 +276,9 @@ def log_repair(log: str, key: str | None, as_json: bool) -> None:
         fail(f"{_shown(log)}: log repair mends file logs (a database log has no torn lines)")
     if not Path(log).is_file():
         fail(f"{log}: no such log file")
-    done = repair_log(log, load_private_key(key) if key else None)
+    signer = load_private_key(key) if key else None
+    done = repair_log(log, signer)
+    _writable_or_say_why(log, signer)
     if as_json:
         emit_json({"repaired": done is not None, **(done.to_json() if done else {})})
     elif done is None:
@@ -282,6 +286,23 @@ def log_repair(log: str, key: str | None, as_json: bool) -> None:
     else:
         text = _repair_text(done.record["repair"])
         click.echo(f"{log}: {text[0].upper()}{text[1:-1]}; logged as record {done.record['seq']}.")
+
+
+def _writable_or_say_why(log: str, key: Any) -> None:
+    """Exit 2 with the ways on when a writer with ``key`` would refuse the log."""
+    from battlejudge.proofs.log import ProofLog, VouchError
+
+    try:
+        ProofLog(log, key, sync=False).close()
+    except VouchError as e:
+        problem = str(e).split(": not appending")[0].split("; not appending")[0]
+        fail(
+            f"{problem}. No writer appends to it until it is vouched for: if records were "
+            f"cut, put them back from a copy (a backup, or battlejudge log export of a "
+            f"mirror) and run this again; if you audited it (battlejudge audit {log}) and "
+            f"take it as it is, sign a checkpoint of it: battlejudge log checkpoint {log} "
+            "--write --key KEY (the audit and the witnesses will still show any cut)"
+        )
 
 
 # -- transparency: checkpoints and proofs ----------------------------------------------------
@@ -365,14 +386,68 @@ def log_prove(log: str, seq: int) -> None:
     emit_json(inclusion_proof(log, seq))
 
 
-def _verdict(check: Any, kind: str, proof: str, pubkey: str, as_json: bool) -> NoReturn:
-    from battlejudge.proofs.transparency import ProofFailed, load_proof
+def witness_key_options(f: Any) -> Any:
+    """``--witness-key VKEY`` (repeatable) and ``--witnesses-needed K``: a checkpoint is
+    taken only with K valid cosignatures of those witnesses (all of them by default)."""
+    f = click.option(
+        "--witnesses-needed",
+        type=click.IntRange(min=0),
+        default=None,
+        metavar="K",
+        help="Refuse a checkpoint without K valid cosignatures of the --witness-key "
+        "witnesses (default: all of them).",
+    )(f)
+    return click.option(
+        "--witness-key",
+        "witness_keys",
+        multiple=True,
+        metavar="VKEY",
+        help="A witness's verifier key (battlejudge witness vkey), or a file holding it; "
+        "repeatable.",
+    )(f)
 
-    data = load_proof(proof, kind)
+
+def _witness_check(keys: tuple[str, ...], needed: int | None) -> Any:
+    """What checks a checkpoint note's cosignatures (None without --witness-key)."""
+    if not keys:
+        if needed:
+            raise click.UsageError("--witnesses-needed goes with --witness-key")
+        return None
+    from battlejudge.proofs.witness import parse_witness_key, verify_cosignatures
+
+    parsed = [parse_witness_key(k) for k in keys]
+    want = len(parsed) if needed is None else needed
+
+    def check(note: str, where: str) -> int:
+        return verify_cosignatures(note, parsed, want, where)
+
+    return check
+
+
+def _tiles_source(tiles: str) -> Any:
+    from battlejudge.proofs.logview import open_view
+
+    return open_view(tiles)
+
+
+def _verdict(
+    check: Any,
+    data: dict[str, Any],
+    proof: str,
+    pubkey: str,
+    as_json: bool,
+    witnesses: Any = None,
+) -> NoReturn:
+    from battlejudge.proofs.checkpoint import CheckpointError
+    from battlejudge.proofs.transparency import ProofFailed
+
     key = _pubkey(pubkey)
     try:
         held = check(data, key)
-    except ProofFailed as e:
+        note = data.get("checkpoint", data.get("new"))
+        if witnesses is not None and isinstance(note, str):
+            witnesses(note, "checkpoint")  # the one the proof leads to
+    except (ProofFailed, CheckpointError) as e:
         if as_json:
             emit_json({"holds": False, "reason": str(e)})
         else:
@@ -401,16 +476,79 @@ def _verdict(check: Any, kind: str, proof: str, pubkey: str, as_json: bool) -> N
 
 
 @log_group.command("verify-inclusion")
-@click.argument("proof", metavar="PROOF.json")
+@click.argument("proof", metavar="[PROOF.json]", required=False)
 @click.option("--pubkey", required=True, type=click.Path(), help="The log's public key (PEM).")
+@click.option(
+    "--record",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="With --tiles: a file holding the record's line, exactly as logged.",
+)
+@click.option(
+    "--tiles",
+    default=None,
+    metavar="URL|DIR",
+    help="Work out the proof from the log's tiles: a tlog-tiles URL (battlejudge serve's "
+    "root) or a folder of tiles (LOG.tiles, or a copy of it).",
+)
+@witness_key_options
 @click.option("--json", "as_json", is_flag=True)
-def log_verify_inclusion(proof: str, pubkey: str, as_json: bool) -> None:
+def log_verify_inclusion(
+    proof: str | None,
+    pubkey: str,
+    record: str | None,
+    tiles: str | None,
+    witness_keys: tuple[str, ...],
+    witnesses_needed: int | None,
+    as_json: bool,
+) -> None:
     """Check an inclusion proof (from log prove or GET /v1/log/proof/SEQ) with the log's
     public key alone: the checkpoint's signature, and the audit path from the record to
-    its root. Exit 0 holds, 1 does not hold, 2 unreadable proof or key."""
-    from battlejudge.proofs.transparency import INCLUSION_TYPE, verify_inclusion_proof
+    its root. Or, with --record and --tiles, as a client holding only a record: fetch the
+    latest checkpoint and the few tiles that prove it from the log's tiles. With
+    --witness-key, the checkpoint must carry the witnesses' cosignatures too. Exit 0
+    holds, 1 does not hold, 2 unreadable proof, record, tiles or key."""
+    from battlejudge.proofs.transparency import INCLUSION_TYPE, load_proof, verify_inclusion_proof
 
-    _verdict(verify_inclusion_proof, INCLUSION_TYPE, proof, pubkey, as_json)
+    witnesses = _witness_check(witness_keys, witnesses_needed)
+    if (record is None) != (tiles is None) or (proof is None) == (tiles is None):
+        raise click.UsageError("give PROOF.json, or --record and --tiles")
+    if proof is not None:
+        data = load_proof(proof, INCLUSION_TYPE)
+        _verdict(verify_inclusion_proof, data, proof, pubkey, as_json, witnesses)
+    assert record is not None and tiles is not None
+    data = _proof_from_tiles(record, tiles)
+    _verdict(verify_inclusion_proof, data, record, pubkey, as_json, witnesses)
+
+
+def _proof_from_tiles(record: str, tiles: str) -> dict[str, Any]:
+    """The inclusion proof of the record in the file ``record``, worked out from the tiles
+    (which are not trusted: the proof is checked against the signed checkpoint)."""
+    from battlejudge.proofs.transparency import INCLUSION_TYPE
+
+    raw = Path(record).read_bytes()[: 1 << 17].rstrip(b"\r\n")
+    try:
+        seq = json.loads(raw)["seq"]
+    except (ValueError, TypeError, KeyError):
+        fail(f"{record}: not a record of a proof log (one JSON line with its seq)")
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+        fail(f"{record}: its seq is not a record number: {seq!r}")
+    view = _tiles_source(tiles)
+    try:
+        note, head = view.head()
+        if seq >= head.size:
+            fail(f"{view.name}: its latest checkpoint covers {head.size} records, not {seq}")
+        path = view.reader(head.size).inclusion_path(seq)
+    finally:
+        view.close()
+    return {
+        "type": INCLUSION_TYPE,
+        "index": seq,
+        "tree_size": head.size,
+        "record": raw.decode("ascii", "replace"),
+        "audit_path": [h.hex() for h in path],
+        "checkpoint": note,
+    }
 
 
 @log_group.command("prove-consistency")
@@ -436,15 +574,64 @@ def log_prove_consistency(log: str, old: str) -> None:
 
 
 @log_group.command("verify-consistency")
-@click.argument("proof", metavar="PROOF.json")
+@click.argument("proof", metavar="[PROOF.json]", required=False)
 @click.option("--pubkey", required=True, type=click.Path(), help="The log's public key (PEM).")
+@click.option(
+    "--from",
+    "old",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="With --tiles: an older checkpoint of the log (a file holding its note).",
+)
+@click.option(
+    "--tiles",
+    default=None,
+    metavar="URL|DIR",
+    help="Work out the proof from the log's tiles (a tlog-tiles URL or a folder of tiles) "
+    "against its latest checkpoint.",
+)
+@witness_key_options
 @click.option("--json", "as_json", is_flag=True)
-def log_verify_consistency(proof: str, pubkey: str, as_json: bool) -> None:
+def log_verify_consistency(
+    proof: str | None,
+    pubkey: str,
+    old: str | None,
+    tiles: str | None,
+    witness_keys: tuple[str, ...],
+    witnesses_needed: int | None,
+    as_json: bool,
+) -> None:
     """Check a consistency proof (from log prove-consistency) with the log's public key
-    alone. Exit 0 holds, 1 does not hold, 2 unreadable proof or key."""
-    from battlejudge.proofs.transparency import CONSISTENCY_TYPE, verify_consistency_proof
+    alone; or, with --from and --tiles, check that the log served as tiles only grew
+    since the checkpoint you kept (a log rolled back or rewritten does not hold). With
+    --witness-key, the newer checkpoint must carry the witnesses' cosignatures. Exit 0
+    holds, 1 does not hold, 2 unreadable proof, tiles or key."""
+    from battlejudge.proofs.transparency import (
+        CONSISTENCY_TYPE,
+        ProofFailed,
+        load_proof,
+        verify_consistency_proof,
+    )
 
-    _verdict(verify_consistency_proof, CONSISTENCY_TYPE, proof, pubkey, as_json)
+    witnesses = _witness_check(witness_keys, witnesses_needed)
+    if (old is None) != (tiles is None) or (proof is None) == (tiles is None):
+        raise click.UsageError("give PROOF.json, or --from and --tiles")
+    if proof is not None:
+        data = load_proof(proof, CONSISTENCY_TYPE)
+        _verdict(verify_consistency_proof, data, proof, pubkey, as_json, witnesses)
+    assert old is not None and tiles is not None
+    view = _tiles_source(tiles)
+    try:
+        data = view.consistency_proof(Path(old).read_text(encoding="utf-8", errors="replace"))
+    except ProofFailed as e:
+        if as_json:
+            emit_json({"holds": False, "reason": str(e)})
+        else:
+            click.secho(f"{view.name}: does NOT hold: {e}", fg="red")
+        raise click.exceptions.Exit(EXIT_NO) from None
+    finally:
+        view.close()
+    _verdict(verify_consistency_proof, data, view.name, pubkey, as_json, witnesses)
 
 
 # -- export and import -----------------------------------------------------------------------

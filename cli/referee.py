@@ -9,7 +9,14 @@ from pathlib import Path
 
 import click
 
-from battlejudge.cli.common import EXIT_OK, Renamed, emit_json, log_options, open_log
+from battlejudge.cli.common import (
+    EXIT_OK,
+    Renamed,
+    emit_json,
+    log_options,
+    open_log,
+    witness_options,
+)
 from battlejudge.cli.games import bot_options, bot_settings
 
 
@@ -299,6 +306,15 @@ def bot(
     help="While the --log cannot be written, answer claims unlogged (a warning each) "
     "instead of refusing them (503).",
 )
+@click.option(
+    "--commit-interval",
+    type=click.FloatRange(0.0, 0.25),
+    default=0.1,
+    show_default=True,
+    metavar="SECONDS",
+    help="The --log commits the claims answered meanwhile together (one write, one "
+    "signed checkpoint) at most this often; an idle log commits a claim at once.",
+)
 def serve(
     host: str,
     port: int,
@@ -319,12 +335,14 @@ def serve(
     log_path: str | None,
     key: str | None,
     log_optional: bool,
+    commit_interval: float,
 ) -> None:
     """Serve certified claims over HTTP (JSON API; Swagger UI at /docs; web table at /).
 
     POST /v1/claims, /v1/claims:batch, /v1/verify, /v1/positions/claim; GET /healthz,
     /v1/log/checkpoint, /v1/log/proof/SEQ. With --log, each answer logged carries its
-    record's log_seq; several services may share one postgresql:// log.
+    record's log_seq; several services may share one postgresql:// log; the log is also
+    served as C2SP tlog-tiles (GET /checkpoint, /tile/L/N, /tile/entries/N), without a key.
     Without --api-keys only a loopback --host is served, unless --insecure-no-auth.
     Web pages (docs/web.md): the claim checker at /, the table viewer at /game, play at
     /play, the judge's audit at /audit.
@@ -350,6 +368,8 @@ def serve(
         log_path=log_path,
         key_path=key,
         log_optional=log_optional,
+        commit_interval=commit_interval,
+        witnesses=witness_options(),
         dedicated=True,
         workers=workers,
         memory_limit=memory_limit * 2**20,

@@ -38,6 +38,8 @@ import json
 import logging
 import os
 import re
+import secrets
+import shutil
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -593,6 +595,10 @@ Cosigner: TypeAlias = Callable[[str, TileReader], str]
 """What gathers witnesses' cosignatures: given a signed checkpoint note and a reader of
 the tree it covers (for consistency proofs), the note with the cosignatures added."""
 
+EPOCH: Final = "epoch"
+"""A file of the tiles folder naming this generation of it (random): a log started again
+at the same path, or tiles rebuilt, get a new one, so that no reader takes a tile it
+cached from before for one of now."""
 TAIL_WINDOW: Final = 1 << 20
 MAX_TAIL: Final = 1 << 26
 """How far from its end a writer looks for the last record its checkpoint covers (more
@@ -721,6 +727,8 @@ class ProofLog:
         if self._adopt:
             self._rebuild(size, None)
         elif size == 0:
+            if note is None:
+                self._new_tiles()  # a new log: tiles left by a log that was here are not its
             head = parse_checkpoint(note, f"{self.name} checkpoint").checkpoint if note else None
             if head is not None and head.size:
                 raise VouchError(
@@ -809,6 +817,7 @@ class ProofLog:
         checkpoint, the records it covers must hash to its root."""
         records, problems = parse_log(_read_range(self._fd, 0, size), self.path)
         newer_format(problems, self.path)
+        self._new_tiles()
         if head is not None and head.size > len(records):
             raise VouchError(
                 f"{self.name}: records were cut from its end: its checkpoint of {head.time} "
@@ -827,6 +836,11 @@ class ProofLog:
         if records:
             self._last, self._seq = records[-1].digest, records[-1].seq + 1
         self._dirty = head is None or bool(rest)
+
+    def _new_tiles(self) -> None:
+        """Start the tiles folder afresh, with a new epoch (readers cache tiles by it)."""
+        shutil.rmtree(self.tiles.root, ignore_errors=True)
+        self.tiles.write({EPOCH: secrets.token_hex(16).encode("ascii")}, durable=[EPOCH])
 
     def _grow(self, lines: Sequence[bytes]) -> None:
         """Add record lines to the tree's right edge and write the tiles this completes,
@@ -1006,6 +1020,23 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+def proved_record(
+    proved: bl.ProvedClaim, certificate: dict[str, Any] | None = None, **context: Any
+) -> dict[str, Any]:
+    """The claim record of a proved claim (:func:`claim_record`), without its place in the
+    chain: its question, verdict and certificate (``certificate``: the certificate file's
+    JSON when the caller has it already); ``context`` gives ``game``, ``turn``,
+    ``player``, ``flag`` (1-based) and ``time``."""
+    if certificate is None:
+        certificate = to_file_model(proved.certificate).model_dump(mode="json")
+    return claim_record(
+        question=proved.question.to_json(),
+        verdict=proved.verdict,
+        certificate=certificate,
+        **context,
+    )
 
 
 def append_proved(log: ProofLog, proved: bl.ProvedClaim, **context: Any) -> dict[str, Any]:

@@ -91,6 +91,41 @@ def _tree_and_head(target: str | os.PathLike[str]) -> tuple[Any, MerkleTree, str
 
 def inclusion_proof(target: str | os.PathLike[str], seq: int) -> dict[str, Any]:
     """The proof that the record with ``seq`` is in the log at ``target`` (a path or a
+    URL), against the log's latest checkpoint, read from the log's tiles in O(log n)
+    (:mod:`battlejudge.proofs.logview`); a log without tiles (written before them) is
+    read whole. Raises :class:`InputError` when there is no such record, no checkpoint,
+    or the log does not match its checkpoint."""
+    from battlejudge.proofs.logview import open_view
+    from battlejudge.proofs.tiles import TileError
+
+    view = open_view(target)
+    try:
+        return view.inclusion_proof(seq)
+    except TileError:
+        return _whole_inclusion_proof(target, seq)
+    finally:
+        view.close()
+
+
+def consistency_proof(target: str | os.PathLike[str], old_note: str) -> dict[str, Any]:
+    """The proof that the log at ``target`` grew from the older checkpoint ``old_note``
+    to its latest one, from its tiles (or the whole log, for a log without them). Raises
+    :class:`ProofFailed` when it did not (its first records do not hash to the old root:
+    it was rewritten) and :class:`InputError` for an unreadable checkpoint or log."""
+    from battlejudge.proofs.logview import open_view
+    from battlejudge.proofs.tiles import TileError
+
+    view = open_view(target)
+    try:
+        return view.consistency_proof(old_note)
+    except TileError:
+        return _whole_consistency_proof(target, old_note)
+    finally:
+        view.close()
+
+
+def _whole_inclusion_proof(target: str | os.PathLike[str], seq: int) -> dict[str, Any]:
+    """The proof that the record with ``seq`` is in the log at ``target`` (a path or a
     URL), against the log's latest checkpoint. Raises :class:`InputError` when there is
     no such record, no checkpoint, or the log does not match its checkpoint."""
     stored, tree, note, head = _tree_and_head(target)
@@ -116,7 +151,7 @@ def inclusion_proof(target: str | os.PathLike[str], seq: int) -> dict[str, Any]:
     }
 
 
-def consistency_proof(target: str | os.PathLike[str], old_note: str) -> dict[str, Any]:
+def _whole_consistency_proof(target: str | os.PathLike[str], old_note: str) -> dict[str, Any]:
     """The proof that the log at ``target`` grew from the older checkpoint ``old_note``
     to its latest one. Raises :class:`ProofFailed` when it did not (its first records do
     not hash to the old root: it was rewritten) and :class:`InputError` for an unreadable

@@ -30,6 +30,7 @@ CLI_MODULES = (
     "logs",
     "referee",
     "battleplan",
+    "witness",
     "lines_of_battle",
     "force_duel",
 )
