@@ -534,7 +534,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             limits.charge(client, len(items) - 1)
             j = judge()
 
-            async def one(i: int, item: Any) -> tuple[bl.ProvedClaim | None, dict[str, Any]]:
+            async def one(i: int, item: Any) -> tuple[dict[str, Any] | None, dict[str, Any]]:
                 try:
                     result, p = await j.job(
                         client,

@@ -347,6 +347,7 @@ class PgProofLog:
             self._rebuild(conn, None)
             return
         if count == 0:
+            assert note is not None
             head = parse_checkpoint(note, f"{self.name} checkpoint").checkpoint
             if head.size:
                 raise VouchError(

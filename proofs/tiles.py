@@ -117,7 +117,8 @@ def encode_bundle(entries: Iterable[bytes]) -> bytes:
 
 def bundle_entries(data: bytes, width: int, where: str = "entry bundle") -> list[bytes]:
     """The ``width`` entries of a bundle; :class:`TileError` if it holds anything else."""
-    out, at = [], 0
+    out: list[bytes] = []
+    at = 0
     while at < len(data) and len(out) < width:
         n = int.from_bytes(data[at : at + 2], "big")
         if at + 2 + n > len(data):
