@@ -130,6 +130,7 @@ class FileView(LogView):
         self.tiles = DirTiles(tiles_path(self.path))
 
     def checkpoint(self) -> str | None:
+        """The latest checkpoint note, or None."""
         try:
             return checkpoint_path(self.path).read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -138,6 +139,7 @@ class FileView(LogView):
             raise InputError(f"{self.name}: cannot read its checkpoint ({e})") from None
 
     def tile(self, path: str) -> bytes | None:
+        """The tile at ``path``, or None."""
         return self.tiles.read(path)
 
     def _cache_key(self) -> str:
@@ -156,6 +158,7 @@ class DirView(FileView):
         self.tiles = DirTiles(self.path)
 
     def checkpoint(self) -> str | None:
+        """The latest checkpoint note, or None."""
         data = self.tiles.read("checkpoint")
         if data is None:
             return None
@@ -194,10 +197,12 @@ class UrlView(LogView):
         return data
 
     def checkpoint(self) -> str | None:
+        """The latest checkpoint note, or None."""
         data = self._get("checkpoint")
         return None if data is None else data.decode("utf-8", "replace")
 
     def tile(self, path: str) -> bytes | None:
+        """The tile at ``path``, or None."""
         parse_tile_path(path)
         return self._get(path)
 
@@ -236,6 +241,7 @@ class PgView(LogView):
                 raise StoreError(f"{self.name}: {_one_line(e)}") from None
 
     def checkpoint(self) -> str | None:
+        """The latest checkpoint note, or None."""
         def work(conn: Any, _: Any) -> str | None:
             row = conn.execute(
                 "SELECT note FROM battlejudge_checkpoint ORDER BY size DESC LIMIT 1"
@@ -245,12 +251,14 @@ class PgView(LogView):
         return self._run(work)  # type: ignore[no-any-return]
 
     def tile(self, path: str) -> bytes | None:
+        """The tile at ``path``, or None."""
         return self._run(lambda _, tiles: tiles.read(path))  # type: ignore[no-any-return]
 
     def _cache_key(self) -> str:
         return f"{self.name}:"
 
     def close(self) -> None:
+        """Close the connection."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None
