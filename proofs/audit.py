@@ -799,6 +799,7 @@ def _chain_problems(columns: _Columns) -> list[Problem]:
     chain = _Links(columns, kept, genuine)
     order = _drop_inserted(chain, problems)
     eff = _effective_seqs(chain, order, seqs, problems)
+    del seqs  # the analysis holds a few columns at a time: the larger logs it sees
     kept3, holder = _check_order(chain, order, eff, problems)
     _check_links(chain, order, eff, kept3, holder, problems)
     return problems
@@ -1068,8 +1069,10 @@ def _check_order(
             continue
         holder.set(s, t)
         kept.append(t)
-    values: list[int] | array[int] = array("q") if isinstance(eff, array) else []
-    values.extend(eff[t] for t in kept)
+    values = eff
+    if len(kept) < len(eff):
+        values = array("q") if isinstance(eff, array) else []
+        values.extend(eff[t] for t in kept)
     rising = _longest_rising(values)
     for pos, t in enumerate(kept):
         if not rising[pos]:
