@@ -27,7 +27,12 @@ EXIT_UNDECIDED = 3
 
 
 def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
-    """Print a one-line error on stderr and exit (2 by default: bad input)."""
+    """Print a one-line error on stderr and exit (2 by default: bad input). A PostgreSQL
+    URL or libpq keyword string in it is shown without its secrets, whoever built it."""
+    if "=" in message or "postgres" in message.lower():  # (not always: it loads cryptography)
+        from battlejudge.proofs.store import redact_urls
+
+        message = redact_urls(message)
     click.echo(f"battlejudge: error: {message}", err=True)
     raise click.exceptions.Exit(code)
 

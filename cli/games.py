@@ -220,7 +220,7 @@ def selfplay(
         click.echo(
             f"{games} {info.title} games: {tally}, {draws} drawn"
             + (f"; records in {out}" if out else "")
-            + (f"; claims logged to {log_path}" if log_path else "")
+            + (f"; claims logged to {log.name}" if log is not None else "")  # no password
         )
 
 

@@ -318,7 +318,10 @@ def log_init(url: str) -> None:
     from battlejudge.proofs.store import is_url, redact
 
     if not is_url(url):
-        fail(f"{url}: log init takes a postgresql:// URL (a file log is made by its first append)")
+        fail(
+            f"{redact(url)}: log init takes a postgresql:// URL (a file log is made by its "
+            "first append)"
+        )
     from battlejudge.proofs.pglog import init_pg
 
     made = init_pg(url)

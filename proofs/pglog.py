@@ -51,7 +51,7 @@ from battlejudge.proofs.log import (
     utc_now,
 )
 from battlejudge.proofs.merkle import MerkleTree, leaf_hash
-from battlejudge.proofs.store import StoredLog, StoreError, redact
+from battlejudge.proofs.store import StoredLog, StoreError, redact, redact_message, redact_urls
 from battlejudge.solver.errors import InputError
 
 __all__ = ["PgProofLog", "init_pg", "read_pg"]
@@ -101,9 +101,15 @@ def _psycopg(url: str) -> Any:
     return psycopg
 
 
-def _one_line(error: BaseException) -> str:
+def _one_line(error: BaseException, url: str | None = None) -> str:
+    """The error's message on one line, with no secret: libpq and psycopg may quote the
+    connection string or a piece of it (a badly escaped password, a host that is really
+    the end of one), so every URL in it is redacted and, given ``url``, a message that
+    still holds one of its secrets is withheld
+    (:func:`~battlejudge.proofs.store.redact_message`)."""
     text = " ".join(part.strip() for part in str(error).splitlines() if part.strip())
-    return text or type(error).__name__
+    text = text or type(error).__name__
+    return redact_urls(text) if url is None else redact_message(text, url)
 
 
 def connect(url: str) -> Any:
@@ -113,10 +119,10 @@ def connect(url: str) -> Any:
     psycopg = _psycopg(url)
     try:
         return psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT)
+    except (psycopg.ProgrammingError, ValueError) as e:  # a URL libpq cannot parse
+        raise StoreError(f"{redact(url)}: not a PostgreSQL URL: {_one_line(e, url)}") from None
     except psycopg.Error as e:
-        raise StoreError(f"{redact(url)}: cannot connect: {_one_line(e)}") from None
-    except ValueError as e:  # a URL libpq cannot parse
-        raise StoreError(f"{redact(url)}: not a PostgreSQL URL: {_one_line(e)}") from None
+        raise StoreError(f"{redact(url)}: cannot connect: {_one_line(e, url)}") from None
 
 
 def _check_format(conn: Any, url: str) -> None:
@@ -154,7 +160,7 @@ def init_pg(url: str) -> bool:
         _check_format(conn, url)
         return existed is None
     except psycopg.Error as e:
-        raise StoreError(f"{redact(url)}: {_one_line(e)}") from None
+        raise StoreError(f"{redact(url)}: {_one_line(e, url)}") from None
     finally:
         conn.close()
 
@@ -173,7 +179,7 @@ def read_pg(url: str) -> StoredLog:
                 "SELECT note FROM battlejudge_checkpoint ORDER BY size DESC LIMIT 1"
             ).fetchone()
     except psycopg.Error as e:
-        raise StoreError(f"{redact(url)}: {_one_line(e)}") from None
+        raise StoreError(f"{redact(url)}: {_one_line(e, url)}") from None
     finally:
         conn.close()
     records: list[LogRecord] = []
