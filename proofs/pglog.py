@@ -38,20 +38,31 @@ from battlejudge.proofs.checkpoint import Checkpoint, origin_for, parse_checkpoi
 from battlejudge.proofs.log import (
     FORMAT_VERSION,
     GENESIS,
+    Cosigner,
     LogRecord,
     Problem,
+    VouchError,
     chain_record,
-    check_head,
     claim_record,
     continue_chain,
-    head_note,
     newer_format,
     parse_line,
+    recovery,
     sha256_hex,
     utc_now,
+    vouch,
 )
-from battlejudge.proofs.merkle import MerkleTree, leaf_hash
+from battlejudge.proofs.merkle import leaf_hash
 from battlejudge.proofs.store import StoredLog, StoreError, redact, redact_message, redact_urls
+from battlejudge.proofs.tiles import (
+    MAX_ENTRY,
+    WIDTH,
+    TileError,
+    TileReader,
+    TileState,
+    encode_bundle,
+    parse_tile_path,
+)
 from battlejudge.solver.errors import InputError
 
 __all__ = ["PgProofLog", "init_pg", "read_pg"]
@@ -558,6 +569,7 @@ class PgProofLog:
     def __repr__(self) -> str:
         signed = ", signed" if self.key is not None else ""
         return f"<PgProofLog {self.name!r}{signed}, next seq {self._state.size}>"
+
 
 PG_BATCH: Final = 2000
 """Rows :func:`iter_pg` fetches from the server at a time."""
