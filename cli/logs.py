@@ -41,6 +41,48 @@ def _shown(log: str) -> str:
     return redact(log)
 
 
+def witness_key_options(f: Any) -> Any:
+    """``--witness-key VKEY`` (repeatable) and ``--witnesses-needed K``: a checkpoint is
+    taken only with K valid cosignatures of those witnesses (all of them by default)."""
+    f = click.option(
+        "--witnesses-needed",
+        type=click.IntRange(min=0),
+        default=None,
+        metavar="K",
+        help="Refuse a checkpoint without K valid cosignatures of the --witness-key "
+        "witnesses (default: all of them).",
+    )(f)
+    return click.option(
+        "--witness-key",
+        "witness_keys",
+        multiple=True,
+        metavar="VKEY",
+        help="A witness's verifier key (battlejudge witness vkey), or a file holding it; "
+        "repeatable.",
+    )(f)
+
+
+def _witness_check(keys: tuple[str, ...], needed: int | None) -> Any:
+    """What checks a checkpoint note's cosignatures (None without --witness-key)."""
+    if not keys:
+        if needed:
+            raise click.UsageError("--witnesses-needed goes with --witness-key")
+        return None
+    from battlejudge.proofs.witness import parse_witness_key, verify_cosignatures
+
+    parsed = [parse_witness_key(k) for k in keys]
+    want = len(parsed) if needed is None else needed
+    if want > len(parsed):
+        raise click.UsageError(f"--witnesses-needed {want} is more than the {len(parsed)} keys")
+
+    def check(note: str, where: str) -> int:
+        return verify_cosignatures(note, parsed, want, where)
+
+    check.keys = parsed  # type: ignore[attr-defined]
+    check.needed = want  # type: ignore[attr-defined]
+    return check
+
+
 def audit_report(
     log: str,
     *,
@@ -48,11 +90,13 @@ def audit_report(
     deep: bool = False,
     checks: Sequence[Check] = (),
     progress: bool | None = None,
+    witnesses: Any = None,
 ) -> AuditReport:
     """Audit LOG as the ``audit`` command does, reading it once, line by line (memory does
     not grow with the log), with a progress bar on stderr for a long log when stderr is a
-    terminal (``progress`` forces it on or off). Raises ``OSError`` or
-    :class:`InputError` for an unreadable log or key (exit 2 at the CLI)."""
+    terminal (``progress`` forces it on or off); ``witnesses`` (:func:`_witness_check`)
+    makes a checkpoint without the cosignatures it needs a ``checkpoint`` problem. Raises
+    ``OSError`` or :class:`InputError` for an unreadable log or key (exit 2 at the CLI)."""
     from battlejudge.proofs.audit import audit_store
     from battlejudge.proofs.store import iter_store
 
@@ -61,12 +105,26 @@ def audit_report(
         if progress is None:
             progress = reader.count_lines() >= PROGRESS_MIN
         if not progress:
-            return audit_store(reader, pubkey=key, deep=deep, checks=checks)
-        # a bar on a terminal, plain lines with an estimate when piped (cli.common.progress)
-        with show_progress(reader.count_lines(), "auditing", "records") as tick:
-            return audit_store(
-                reader, pubkey=key, deep=deep, checks=checks, progress=lambda n: tick()
-            )
+            report = audit_store(reader, pubkey=key, deep=deep, checks=checks)
+        else:
+            # a bar on a terminal, plain lines with an estimate when piped (cli.common.progress)
+            with show_progress(reader.count_lines(), "auditing", "records") as tick:
+                report = audit_store(
+                    reader, pubkey=key, deep=deep, checks=checks, progress=lambda n: tick()
+                )
+        if witnesses is not None:
+            witness_problems(report, reader.checkpoint, witnesses)
+    return report
+
+
+def witness_problems(report: AuditReport, note: str | None, witnesses: Any) -> None:
+    """Add to ``report`` a ``checkpoint`` problem when ``note`` (the checkpoint the log was
+    audited against) lacks the witnesses' cosignatures ``witnesses`` requires."""
+    from battlejudge.proofs.witnessing import cosignature_problem
+
+    problem = cosignature_problem(note, witnesses.keys, witnesses.needed, len(report.records))
+    if problem is not None:
+        report.problems.append(problem)
 
 
 def _signature_line(report: AuditReport, require: bool) -> str | None:
@@ -140,11 +198,12 @@ def run_audit(
     as_json: bool = False,
     checks: Sequence[Check] = (),
     require_signatures: bool = False,
+    witnesses: Any = None,
 ) -> NoReturn:
     """The whole ``audit`` command: audit, print, exit (0 clean, 1 problems or, with
     ``require_signatures``, signatures not checked; unreadable log or key: the error
     propagates to the group, exit 2)."""
-    report = audit_report(log, pubkey=pubkey, deep=deep, checks=checks)
+    report = audit_report(log, pubkey=pubkey, deep=deep, checks=checks, witnesses=witnesses)
     print_report(log, report, as_json=as_json, require_signatures=require_signatures)
 
 
@@ -169,6 +228,7 @@ def run_audit(
     default=None,
     help="Also check the log against the game records (.blg) in this folder.",
 )
+@witness_key_options
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 def audit(
     log: str,
@@ -176,6 +236,8 @@ def audit(
     require_signatures: bool,
     deep: bool,
     games: str | None,
+    witness_keys: tuple[str, ...],
+    witnesses_needed: int | None,
     as_json: bool,
 ) -> None:
     """Audit a proof LOG (a file or a postgresql:// URL): hash chain, sequence numbers,
@@ -191,11 +253,14 @@ def audit(
     the log (kinds: missing-claim, not-in-game, question-mismatch, no-game-record,
     bad-game).
     Signatures are checked only with --pubkey; without it the report says they were not
-    (and --require-signatures makes that exit 1).
+    (and --require-signatures makes that exit 1). With --witness-key, a checkpoint
+    without --witnesses-needed valid cosignatures of those witnesses is a checkpoint
+    problem.
     Exit 0 clean, 1 problems found, 2 unreadable log or key.
     """
     from battlejudge.proofs.log import Problem
 
+    witnesses = _witness_check(witness_keys, witnesses_needed)
     checks: list[Check] = []
     if games is not None:
         from battlejudge.apps.audit_games import check_games
@@ -213,6 +278,7 @@ def audit(
         as_json=as_json,
         checks=checks,
         require_signatures=require_signatures,
+        witnesses=witnesses,
     )
 
 
@@ -387,44 +453,6 @@ def log_prove(log: str, seq: int) -> None:
     from battlejudge.proofs.transparency import inclusion_proof
 
     emit_json(inclusion_proof(log, seq))
-
-
-def witness_key_options(f: Any) -> Any:
-    """``--witness-key VKEY`` (repeatable) and ``--witnesses-needed K``: a checkpoint is
-    taken only with K valid cosignatures of those witnesses (all of them by default)."""
-    f = click.option(
-        "--witnesses-needed",
-        type=click.IntRange(min=0),
-        default=None,
-        metavar="K",
-        help="Refuse a checkpoint without K valid cosignatures of the --witness-key "
-        "witnesses (default: all of them).",
-    )(f)
-    return click.option(
-        "--witness-key",
-        "witness_keys",
-        multiple=True,
-        metavar="VKEY",
-        help="A witness's verifier key (battlejudge witness vkey), or a file holding it; "
-        "repeatable.",
-    )(f)
-
-
-def _witness_check(keys: tuple[str, ...], needed: int | None) -> Any:
-    """What checks a checkpoint note's cosignatures (None without --witness-key)."""
-    if not keys:
-        if needed:
-            raise click.UsageError("--witnesses-needed goes with --witness-key")
-        return None
-    from battlejudge.proofs.witness import parse_witness_key, verify_cosignatures
-
-    parsed = [parse_witness_key(k) for k in keys]
-    want = len(parsed) if needed is None else needed
-
-    def check(note: str, where: str) -> int:
-        return verify_cosignatures(note, parsed, want, where)
-
-    return check
 
 
 def _tiles_source(tiles: str) -> Any:

@@ -17,7 +17,8 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from battlejudge.proofs.checkpoint import parse_checkpoint
+from battlejudge.proofs.checkpoint import CheckpointError, parse_checkpoint
+from battlejudge.proofs.log import Problem
 from battlejudge.proofs.tiles import TileReader
 from battlejudge.proofs.witness import (
     WitnessError,
@@ -25,10 +26,11 @@ from battlejudge.proofs.witness import (
     add_signature_lines,
     parse_witness_key,
     request_cosignature,
+    verify_cosignatures,
 )
 from battlejudge.solver.errors import InputError
 
-__all__ = ["Cosigners", "WitnessLink", "parse_witness_option"]
+__all__ = ["Cosigners", "WitnessLink", "cosignature_problem", "parse_witness_option"]
 
 _logger = logging.getLogger(__name__)
 
@@ -100,3 +102,19 @@ class Cosigners:
                 return got
             old = latest
         raise WitnessError(f"witness {link.url.split('@')[-1]}: its latest size keeps changing")
+
+
+def cosignature_problem(
+    note: str | None, keys: Sequence[WitnessKey], needed: int, record: int
+) -> Problem | None:
+    """What an audit reports of a checkpoint ``note`` that lacks ``needed`` valid
+    cosignatures of the witnesses ``keys`` (a ``checkpoint`` problem, named at
+    ``record``, one past the last), or None when it has them. :class:`InputError` when
+    more are needed than keys given."""
+    if note is None:
+        return Problem(record, "checkpoint", "no checkpoint, so no witness cosignature on one")
+    try:
+        verify_cosignatures(note, keys, needed, "checkpoint")
+    except CheckpointError as e:
+        return Problem(record, "checkpoint", str(e))
+    return None

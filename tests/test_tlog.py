@@ -393,3 +393,45 @@ def test_readers_require_the_cosignatures(tmp_path: Path, witness: WitnessLink) 
     r = run(*args)
     assert r.exit_code == 1 and "0 valid witness cosignatures of 1" in r.output  # type: ignore[attr-defined]
     assert run(*args, "--witnesses-needed", "0").exit_code == 0  # type: ignore[attr-defined]
+
+
+def test_the_audit_requires_the_cosignatures(tmp_path: Path, witness: WitnessLink) -> None:
+    path = tmp_path / "claims.log"
+    _, pub = _pem(tmp_path)
+    _witnessed(path, 2, witness)
+    args = ["audit", str(path), "--pubkey", str(pub), "--witness-key", witness.key.vkey()]
+    assert run(*args).exit_code == 0  # type: ignore[attr-defined]
+    with ProofLog(path, KEY, sync=False) as log:  # appended without the witness
+        append_proved(log, PROVED)
+    r = run(*args, "--json")
+    assert r.exit_code == 1  # type: ignore[attr-defined]
+    problems = json.loads(r.output)["problems"]  # type: ignore[attr-defined]
+    assert [p["kind"] for p in problems] == ["checkpoint"]
+    assert "0 valid witness cosignatures of 1 needed" in problems[0]["detail"]
+    other = Witness(tmp_path / "w2", Ed25519PrivateKey.generate(), "witness.test/w2", {})
+    r = run(*args, "--witness-key", other.vkey(), "--witnesses-needed", "3")
+    assert r.exit_code == 2  # type: ignore[attr-defined]
+
+
+def test_the_web_audit_requires_the_cosignatures(tmp_path: Path, witness: WitnessLink) -> None:
+    path = tmp_path / "claims.log"
+    _witnessed(path, 2, witness)
+
+    def upload(c: httpx.Client, **form: str) -> httpx.Response:
+        files = {
+            "log": ("claims.log", path.read_bytes()),
+            "checkpoint": ("claims.log.checkpoint", checkpoint_path(path).read_bytes()),
+        }
+        return c.post("/audit", files=files, data=form)
+
+    with LiveServer(ServiceConfig()) as live, httpx.Client(base_url=live.url, timeout=60) as c:
+        r = upload(c, witness_keys=witness.key.vkey())
+        assert r.status_code == 200 and "witness cosignatures" not in r.text
+        with ProofLog(path, KEY, sync=False) as log:  # appended without the witness
+            append_proved(log, PROVED)
+        r = upload(c, witness_keys=witness.key.vkey())
+        assert "0 valid witness cosignatures of 1 needed" in r.text
+        r = upload(c, witness_keys=witness.key.vkey(), witnesses_needed="0")
+        assert "witness cosignatures" not in r.text
+        r = upload(c, witness_keys="not-a-key")
+        assert r.status_code == 422

@@ -9,6 +9,7 @@ record for the page's table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -16,6 +17,9 @@ from battlejudge.apps.audit_games import check_games
 from battlejudge.proofs.audit import audit_log
 from battlejudge.proofs.keys import load_public_key
 from battlejudge.proofs.log import LogRecord, Problem
+from battlejudge.proofs.witness import parse_witness_key
+from battlejudge.proofs.witnessing import cosignature_problem
+from battlejudge.solver.errors import InputError
 
 LOG_NAME: Final = "claims.log"
 """The uploaded log's name in the audit's folder (its checkpoint: ``claims.log.checkpoint``)."""
@@ -23,15 +27,27 @@ KEY_NAME: Final = "key.pub"
 GAMES_DIR: Final = "games"
 
 
-def audit_folder(folder: str, with_key: bool, with_games: bool) -> dict[str, Any]:
+def audit_folder(
+    folder: str,
+    with_key: bool,
+    with_games: bool,
+    witness_keys: Sequence[str] = (),
+    witnesses_needed: int | None = None,
+) -> dict[str, Any]:
     """Audit ``folder``/claims.log (and its checkpoint when there), with the public key
     ``key.pub`` when ``with_key`` and against the ``games/*.blg`` records when
     ``with_games``: ``{"report": the JSON of battlejudge audit --json, "rows": [...]}``,
     a row a record (its place, game, turn, player, flag, verdict, question, and its first
-    problem or None). Raises ``OSError`` or :class:`InputError` for a file that is not a
-    proof log or a key, as the command exits 2 for them."""
+    problem or None). With ``witness_keys`` (verifier keys), a checkpoint without
+    ``witnesses_needed`` (all by default) valid cosignatures of them is a problem, as
+    ``audit --witness-key`` reports it. Raises ``OSError`` or :class:`InputError` for a
+    file that is not a proof log or a key, as the command exits 2 for them."""
     base = Path(folder)
     key = load_public_key(base / KEY_NAME) if with_key else None
+    witnesses = [parse_witness_key(k, "witness key") for k in witness_keys]
+    needed = len(witnesses) if witnesses_needed is None else witnesses_needed
+    if needed > len(witnesses):
+        raise InputError(f"{needed} witness cosignatures needed but {len(witnesses)} keys given")
     checks = []
     if with_games:
         games = base / GAMES_DIR
@@ -41,6 +57,12 @@ def audit_folder(folder: str, with_key: bool, with_games: bool) -> dict[str, Any
 
         checks.append(against_games)
     report = audit_log(base / LOG_NAME, key, checks=checks)
+    if witnesses:
+        note = base / f"{LOG_NAME}.checkpoint"
+        text = note.read_text("utf-8", "replace") if note.exists() else None
+        problem = cosignature_problem(text, witnesses, needed, len(report.records))
+        if problem is not None:
+            report.problems.append(problem)
     first: dict[int, Problem] = {}
     for p in report.problems:
         first.setdefault(p.record, p)

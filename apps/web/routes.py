@@ -288,7 +288,7 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
         def refused(status: int, message: str) -> Response:
             return render(template, status, page="audit", result=None, problem=message)
 
-        form = await request.form(max_files=MAX_GAMES + 3, max_fields=8)
+        form = await request.form(max_files=MAX_GAMES + 3, max_fields=10)
         log = form.get("log")
         if not isinstance(log, UploadFile) or not log.filename:
             return refused(422, "no proof log was sent: choose the log file to audit")
@@ -296,6 +296,14 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
         key = form.get("pubkey")
         has_key = isinstance(key, UploadFile) and bool(key.filename)
         checkpoint = form.get("checkpoint")
+        vkeys = form.get("witness_keys")
+        witness_keys = vkeys.split() if isinstance(vkeys, str) else []
+        needed_text = form.get("witnesses_needed")
+        needed = None
+        if isinstance(needed_text, str) and needed_text.strip():
+            if not needed_text.strip().isdigit() or len(needed_text.strip()) > 3:
+                return refused(422, f"witnesses needed must be a number, got {needed_text[:20]!r}")
+            needed = int(needed_text)
         with tempfile.TemporaryDirectory(prefix="battlejudge-audit-") as folder:
             base = Path(folder)
             (base / audit_work.LOG_NAME).write_bytes(await log.read(MAX_UPLOAD))
@@ -320,6 +328,8 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
                     folder,
                     has_key,
                     bool(games),
+                    witness_keys[:16],
+                    needed,
                     what="auditing the log",
                     scale=LONG_WORK,
                 )
