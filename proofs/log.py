@@ -58,7 +58,16 @@ from battlejudge.proofs.checkpoint import (
     verify_checkpoint,
 )
 from battlejudge.proofs.merkle import leaf_hash
-from battlejudge.proofs.tiles import MAX_ENTRY, DirTiles, TileError, TileReader, TileState
+from battlejudge.proofs.tiles import (
+    HEIGHT,
+    MAX_ENTRY,
+    WIDTH,
+    DirTiles,
+    TileError,
+    TileReader,
+    TileState,
+    tile_path,
+)
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError
 from battlejudge.solver.json_input import parse_json
@@ -763,6 +772,7 @@ class ProofLog:
         state = TileState.load(self.tiles.read, head.size)
         if state.root() != head.root:
             raise TileError("the tiles do not match the checkpoint")
+        self._check_full_tiles(head.size)
         leaf = state.last_leaf(self.tiles.read)
         last, after = self._tail(size, head)
         if leaf is None or leaf_hash(last.raw) != leaf:
@@ -784,6 +794,25 @@ class ProofLog:
         if after:
             self._last, self._seq = after[-1].digest, after[-1].seq + 1
             self._dirty = True
+
+    def _check_full_tiles(self, size: int) -> None:
+        """:class:`TileError` when a full tile or bundle of the tree of ``size`` leaves is
+        missing or of the wrong length (a crash can take back a name never synced): one
+        ``stat`` per 256 records."""
+        level, hashes = 0, size >> HEIGHT
+        while hashes:
+            for index in range(hashes):
+                wanted: dict[str, int | None] = {tile_path(level, index): WIDTH * 32}
+                if level == 0:
+                    wanted[tile_path(None, index)] = None  # a bundle: any length but none
+                for path, want in wanted.items():
+                    try:
+                        length = os.stat(self.tiles.root / path).st_size
+                    except OSError:
+                        raise TileError(f"{path}: missing") from None
+                    if length == 0 or (want is not None and length != want):
+                        raise TileError(f"{path}: {length} bytes")
+            level, hashes = level + 1, hashes >> HEIGHT
 
     def _tail(self, size: int, head: Checkpoint) -> tuple[LogRecord, list[LogRecord]]:
         """The record with seq ``head.size - 1`` and the records after it, read from the
@@ -976,7 +1005,10 @@ class ProofLog:
             note = self.cosign(note, self.reader())
         target = checkpoint_path(self.path)
         if self.sync:
-            write_atomic(target, note)
+            # The records are durable already; a checkpoint the crash took back leaves
+            # the one before it, and the next writer takes the records after it in
+            # (:meth:`_fast`): one fsync here, none for the folder.
+            write_atomic(target, note, folder=False)
         else:
             tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
             tmp.write_text(note, encoding="utf-8")

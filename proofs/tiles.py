@@ -398,7 +398,8 @@ class DirTiles:
     that any static web server can serve the directory as a tiled log. Each file is
     written whole (a temporary file renamed over); full tiles are synced to disk, since
     they are never written again; partial ones are checked and rewritten when the log is
-    opened."""
+    opened. The folders are not synced: a tile whose name a crash took back is missing,
+    which a reader names and the next writer's rebuild mends."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
@@ -412,9 +413,8 @@ class DirTiles:
             return None
 
     def write(self, tiles: Mapping[str, bytes], durable: Iterable[str] = ()) -> None:
-        """Write each tile (atomically); fsync the ``durable`` ones and their folders."""
+        """Write each tile (atomically); fsync the ``durable`` ones."""
         sync = set(durable)
-        folders: set[Path] = set()
         for path, data in tiles.items():
             target = self.root / path
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -429,11 +429,3 @@ class DirTiles:
             finally:
                 os.close(fd)
             os.replace(tmp, target)
-            if path in sync:
-                folders.add(target.parent)
-        for folder in folders:
-            fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)

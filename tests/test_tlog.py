@@ -435,3 +435,15 @@ def test_the_web_audit_requires_the_cosignatures(tmp_path: Path, witness: Witnes
         assert "witness cosignatures" not in r.text
         r = upload(c, witness_keys="not-a-key")
         assert r.status_code == 422
+
+
+def test_a_full_tile_a_crash_took_back_is_rebuilt(tmp_path: Path) -> None:
+    path = tmp_path / "claims.log"
+    _log(path, 600)
+    (tiles_path(path) / "tile" / "0" / "001").unlink()
+    (tiles_path(path) / "tile" / "entries" / "000").write_bytes(b"")
+    with ProofLog(path, KEY) as log:
+        append_proved(log, PROVED)
+    assert (tiles_path(path) / "tile" / "0" / "001").stat().st_size == 8192
+    r = run("log", "prove", str(path), "--record", "300")
+    assert verify_inclusion_proof(json.loads(r.output), KEY.public_key())  # type: ignore[attr-defined]
