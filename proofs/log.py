@@ -509,11 +509,23 @@ def claim_record(
 def chain_record(
     record: Mapping[str, Any], seq: int, prev: str, key: Ed25519PrivateKey | None
 ) -> tuple[dict[str, Any], bytes]:
-    """The record with its ``seq``, ``prev`` and (with ``key``) ``sig``, and its line."""
+    """The record with its ``seq``, ``prev`` and (with ``key``) ``sig``, and its line.
+
+    The line is encoded once: the signature covers the line without ``sig``, and ``sig``
+    sorts just before the top-level ``time`` (every record has one, followed only by
+    ``turn`` and ``verdict``, or ``v``, whose values hold no ``,"time":``), so the signed
+    line is that one with ``,"sig":...`` put in there: byte for byte what
+    :func:`encode_record` gives for the signed record (tested), at half the cost."""
     out = {k: v for k, v in record.items() if k != "sig"} | {"seq": seq, "prev": prev}
-    if key is not None:
-        out["sig"] = base64.b64encode(key.sign(encode_record(out))).decode("ascii")
-    return out, encode_record(out)
+    line = encode_record(out)
+    if key is None:
+        return out, line
+    sig = base64.b64encode(key.sign(line)).decode("ascii")
+    out["sig"] = sig
+    at = line.rfind(b',"time":')
+    if at < 0 or "time" not in out:
+        return out, encode_record(out)
+    return out, line[:at] + b',"sig":"' + sig.encode("ascii") + b'"' + line[at:]
 
 
 def continue_chain(lines: Sequence[bytes], seq: int, last: str, name: str) -> tuple[str, int]:

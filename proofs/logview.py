@@ -238,7 +238,7 @@ class PgView(LogView):
             except psycopg.Error as e:
                 if self._conn is not None and (self._conn.closed or self._conn.broken):
                     self._conn = None
-                raise StoreError(f"{self.name}: {_one_line(e)}") from None
+                raise StoreError(f"{self.name}: {_one_line(e, self.url)}") from None
 
     def checkpoint(self) -> str | None:
         """The latest checkpoint note, or None."""

@@ -317,7 +317,7 @@ class PgProofLog:
         except self._psycopg.Error as e:
             if self._conn is not None and (self._conn.closed or self._conn.broken):
                 self._conn = None
-            raise StoreError(f"{self.name}: {_one_line(e)}") from None
+            raise StoreError(f"{self.name}: {_one_line(e, self.url)}") from None
 
     def _forget(self) -> None:
         """Look at the log afresh next time (after a transaction that rolled back)."""
@@ -611,10 +611,10 @@ def iter_pg(
                     try:
                         yield from cursor
                     except psycopg.Error as e:
-                        raise StoreError(f"{redact(url)}: {_one_line(e)}") from None
+                        raise StoreError(f"{redact(url)}: {_one_line(e, url)}") from None
 
                 yield (note[0] if note else None), rows(), count
     except psycopg.Error as e:
-        raise StoreError(f"{redact(url)}: {_one_line(e)}") from None
+        raise StoreError(f"{redact(url)}: {_one_line(e, url)}") from None
     finally:
         conn.close()

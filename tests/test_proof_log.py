@@ -27,7 +27,15 @@ from hypothesis import strategies as st
 from battlejudge.proofs import keys
 from battlejudge.proofs.audit import audit_log
 from battlejudge.proofs.battleline.certificate import to_file_model
-from battlejudge.proofs.log import GENESIS, ProofLog, append_proved, read_log
+from battlejudge.proofs.log import (
+    GENESIS,
+    ProofLog,
+    append_proved,
+    chain_record,
+    claim_record,
+    encode_record,
+    read_log,
+)
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError
 
@@ -464,3 +472,33 @@ def test_a_loaded_key_signs_a_log(tmp_path: Path) -> None:
         "bad-signature",
         "checkpoint",
     }
+
+
+@settings(max_examples=200)
+@given(
+    turn=st.none() | st.integers(0, 10**6),
+    flag=st.none() | st.integers(1, 9),
+    game=st.none() | st.text(max_size=12),
+    player=st.none() | st.sampled_from(["north", "south", ',"time":"x"']),
+    seq=st.integers(0, 10**9),
+)
+def test_a_signed_line_is_the_encoding_of_the_signed_record(
+    turn: int | None, flag: int | None, game: str | None, player: str | None, seq: int
+) -> None:
+    """chain_record splices ``sig`` into the line it signed instead of encoding twice: the
+    bytes must be exactly encode_record's of the signed record, whatever the values."""
+    record = claim_record(
+        question=INVALID.question.to_json(),
+        verdict=INVALID.verdict,
+        certificate=to_file_model(INVALID.certificate).model_dump(mode="json"),
+        game=game,
+        turn=turn,
+        player=player,
+        flag=flag,
+    )
+    out, line = chain_record(record, seq, "a" * 64, KEY)
+    assert line == encode_record(out)
+    assert json.loads(line)["sig"] == out["sig"]
+    repair = {"v": 2, "kind": "repair", "time": "2026-01-01T00:00:00Z", "repair": {}}
+    out, line = chain_record(repair, seq, "b" * 64, KEY)
+    assert line == encode_record(out)
