@@ -21,6 +21,7 @@ from typing import Any
 
 from battlejudge.engines.battleline.record import GameRecord, RecordError, replay
 from battlejudge.engines.battleline.state import FLAGS, PLAYERS, BattleLineState
+from battlejudge.engines.records import header_block, header_name
 from battlejudge.solver.errors import BattlejudgeError
 
 QUESTIONS_KEPT = 4096
@@ -50,6 +51,8 @@ class _Game:
     """(turn, player, flag 1-based) -> canonical question of each claim made."""
     asked: dict[tuple[int, str, int], set[str]]
     """Every question the position asked during a turn, per player and flag."""
+    headers: list[str]
+    """The record's header lines as written (what a game record of the log binds)."""
 
 
 def _canonical(question: dict[str, Any]) -> str:
@@ -78,7 +81,8 @@ def _canonical_once(question: Any, known: dict[str, str | ValueError]) -> str | 
 
 
 def _load_game(path: Path) -> tuple[str, _Game]:
-    rec = GameRecord.loads(path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    rec = GameRecord.loads(text)
     game_id = rec.tags.get("Game", path.stem)
     asked: dict[tuple[int, str, int], set[str]] = defaultdict(set)
 
@@ -98,10 +102,37 @@ def _load_game(path: Path) -> tuple[str, _Game]:
         (c.turn, PLAYERS[c.player], c.flag): c.proof.question.canonical()
         for c in report.state.claims
     }
-    return game_id, _Game(path, claims, asked)
+    return game_id, _Game(path, claims, asked, header_block(text))
 
 
-def check_games(records: Iterable[Any], games_dir: Path) -> list[GameProblem]:
+def _header_problems(index: int, game_id: str, game: _Game, logged: list[str]) -> list[GameProblem]:
+    """Each header of the record that differs from the header block the log bound, named."""
+    mine = {header_name(line): line for line in game.headers}
+    theirs = {header_name(line): line for line in logged}
+    out = []
+    for name in sorted(mine.keys() | theirs.keys()):
+        a, b = mine.get(name), theirs.get(name)
+        if a == b:
+            continue
+        if b is None:
+            what = f"{a} is in the record, not in the log"
+        elif a is None:
+            what = f"{b} is in the log, not in the record"
+        else:
+            what = f"the record says {a}, the log {b}"
+        out.append(
+            GameProblem(
+                index,
+                "header-mismatch",
+                f"game {game_id} ({game.path.name}): header {name}: {what}",
+            )
+        )
+    return out
+
+
+def check_games(
+    records: Iterable[Any], games_dir: Path, notes: list[str] | None = None
+) -> list[GameProblem]:
     """Cross-check log records (objects with ``game``, ``turn``, ``player``, ``flag``,
     ``question``, ``verdict``, and their ``index``: the 0-based line, by default their
     place among the records) against every ``.blg`` record in ``games_dir``.
@@ -109,7 +140,11 @@ def check_games(records: Iterable[Any], games_dir: Path) -> list[GameProblem]:
     The records are gone through once, in order (a log's records read again as they come,
     :class:`~battlejudge.proofs.audit.LoggedRecords`); what is kept is each game's claims
     and questions, the logged claims found in them, and the canonical form of the last
-    :data:`QUESTIONS_KEPT` questions logged (a game asks the same ones again)."""
+    :data:`QUESTIONS_KEPT` questions logged (a game asks the same ones again).
+
+    A game record of the log (its header block, format 3) must match the record file's
+    headers, each one (``header-mismatch`` names the header); a game whose headers the
+    log does not bind (logged before format 3) is told in ``notes``, not a problem."""
     games: dict[str, _Game] = {}
     problems: list[GameProblem] = []
     for path in sorted(games_dir.glob("*.blg")):
@@ -124,11 +159,23 @@ def check_games(records: Iterable[Any], games_dir: Path) -> list[GameProblem]:
         games[game_id] = game
     logged: set[tuple[str, int, str, int]] = set()
     canonical: dict[str, str | ValueError] = {}  # question's JSON -> canonical, or why not
+    bound: set[str] = set()
     for position, r in enumerate(records):
         if r.game is None:
             continue
         index = getattr(r, "index", position)
         found = games.get(r.game)
+        if getattr(r, "kind", "claim") == "game":
+            bound.add(r.game)
+            if found is None:
+                problems.append(
+                    GameProblem(
+                        index, "no-game-record", f"game {r.game!r} has no record in {games_dir}"
+                    )
+                )
+            else:
+                problems += _header_problems(index, r.game, found, r.headers or [])
+            continue
         if found is None:
             problems.append(
                 GameProblem(
@@ -170,6 +217,15 @@ def check_games(records: Iterable[Any], games_dir: Path) -> list[GameProblem]:
                     f"position asked that turn",
                 )
             )
+    unbound = sorted(g for g in games if g not in bound)
+    if notes is not None and unbound:
+        shown = ", ".join(unbound[:5]) + (
+            f" and {len(unbound) - 5} more" if len(unbound) > 5 else ""
+        )
+        notes.append(
+            f"the headers of {len(unbound)} game record{'s' if len(unbound) != 1 else ''} are "
+            f"not bound by the log (logged before game records, format 3): {shown}"
+        )
     for game_id, game in games.items():
         for turn, player, flag in sorted(game.claims):
             if (game_id, turn, player, flag) not in logged:

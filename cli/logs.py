@@ -148,7 +148,12 @@ def _repair_text(repair: dict[str, Any]) -> str:
 
 
 def print_report(
-    log: str, report: AuditReport, *, as_json: bool, require_signatures: bool = False
+    log: str,
+    report: AuditReport,
+    *,
+    as_json: bool,
+    require_signatures: bool = False,
+    notes: Sequence[str] | None = None,
 ) -> NoReturn:
     """Print an audit report (JSON or one problem a line) and exit 0 clean, 1 problems.
 
@@ -161,6 +166,8 @@ def print_report(
         out["ok"] = ok
         if require_signatures:
             out["signatures"]["required"] = True
+        if notes is not None:
+            out["notes"] = list(notes)
         emit_json(out)
     else:
         for p in report.problems:
@@ -187,6 +194,8 @@ def print_report(
             click.secho(line, fg="red" if require_signatures else "yellow")
         for r in report.repairs:
             click.echo(f"record {r.index}: repaired at {r.time}: {_repair_text(r.data['repair'])}")
+        for note in notes or ():
+            click.secho(f"Note: {note}.", fg="yellow")
     raise click.exceptions.Exit(EXIT_OK if ok else EXIT_NO)
 
 
@@ -199,12 +208,13 @@ def run_audit(
     checks: Sequence[Check] = (),
     require_signatures: bool = False,
     witnesses: Any = None,
+    notes: list[str] | None = None,
 ) -> NoReturn:
     """The whole ``audit`` command: audit, print, exit (0 clean, 1 problems or, with
     ``require_signatures``, signatures not checked; unreadable log or key: the error
-    propagates to the group, exit 2)."""
+    propagates to the group, exit 2); ``notes`` (filled by the checks) are printed too."""
     report = audit_report(log, pubkey=pubkey, deep=deep, checks=checks, witnesses=witnesses)
-    print_report(log, report, as_json=as_json, require_signatures=require_signatures)
+    print_report(log, report, as_json=as_json, require_signatures=require_signatures, notes=notes)
 
 
 @click.command()
@@ -251,7 +261,8 @@ def audit(
     With --games DIR, also: every logged question that names a game is exactly a
     question that game's position asked at that turn, and every claim in every game is in
     the log (kinds: missing-claim, not-in-game, question-mismatch, no-game-record,
-    bad-game).
+    bad-game), and every header of each record is the one the log bound
+    (header-mismatch, naming the header; a note for games logged before headers were).
     Signatures are checked only with --pubkey; without it the report says they were not
     (and --require-signatures makes that exit 1). With --witness-key, a checkpoint
     without --witnesses-needed valid cosignatures of those witnesses is a checkpoint
@@ -262,13 +273,16 @@ def audit(
 
     witnesses = _witness_check(witness_keys, witnesses_needed)
     checks: list[Check] = []
+    notes: list[str] | None = None
     if games is not None:
         from battlejudge.apps.audit_games import check_games
 
         folder = Path(games)
+        notes = []
 
         def against_games(records: Sequence[LogRecord]) -> list[Problem]:
-            return [Problem(p.record, p.kind, p.detail) for p in check_games(records, folder)]
+            found = check_games(records, folder, notes)
+            return [Problem(p.record, p.kind, p.detail) for p in found]
 
         checks.append(against_games)
     run_audit(
@@ -279,6 +293,7 @@ def audit(
         checks=checks,
         require_signatures=require_signatures,
         witnesses=witnesses,
+        notes=notes,
     )
 
 

@@ -73,11 +73,15 @@ class ClaimLog(Protocol):
 
 
 class BatchClaimLog(ClaimLog, Protocol):
-    """A claim log that also appends several claims in one durable write (self-play
-    appends a game's claims when the game ends)."""
+    """A claim log that also appends several records in one durable write (self-play
+    appends a game's claims and its header block when the game ends)."""
 
     def append_batch(self, entries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Append several claims in one durable write; returns the records written."""
+
+    def append_records(self, records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Append records already made (claims, a game's header block) in one durable
+        write; returns the records written."""
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,9 @@ exactly without any seed::
     p1: place rook A1
 
 ``[Result]`` is the winner's seat, ``draw``, or ``unfinished``. Blank lines and lines
-starting with ``#`` are ignored; an action line may end in a ``# comment``. ``[Seed]``,
-``[Seat]`` and ``[Result]`` are optional; replay checks ``[Result]`` when given.
+starting with ``#`` are ignored; an action line may end in a ``# comment``. ``[Seed]`` and
+``[Seat]`` are optional; a record without ``[Result]`` does not replay sound (its result
+would be bound by nothing), and replay checks the one it states.
 """
 
 from __future__ import annotations
@@ -50,6 +51,30 @@ MAGIC = "# battlejudge game record"
 CHANCE_SEAT = "chance"
 _HEADER = re.compile(r'^\[(\w+)(?:\s+([\w.-]+))?\s+"((?:[^"\\]|\\.)*)"\]\s*$')
 _MOVE = re.compile(r"^([\w-]+)\s*:\s*(.*?)\s*(?:#.*)?$")
+
+
+def header_block(text: str) -> list[str]:
+    """A record's header lines exactly as written (each ``[...]`` line before its first
+    action, blank and ``#`` lines skipped), whatever the game's format: what the proof log
+    binds of a game (:func:`battlejudge.proofs.log.game_record`)."""
+    out = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        if not line.startswith("["):
+            break
+        out.append(line)
+    return out
+
+
+def header_name(line: str) -> str:
+    """The name a header line is known by: its tag, with its key for keyed ones
+    (``Option variant``, ``Seat p1``)."""
+    m = re.match(r"\[(\w+)(?:\s+([\w.-]+)(?=\s+\"))?", line)
+    if m is None:
+        return line[:40]
+    return m.group(1) if m.group(2) is None else f"{m.group(1)} {m.group(2)}"
 
 
 def _quote(text: str) -> str:
@@ -161,7 +186,7 @@ class Problem:
     line: int
     step: int
     kind: str
-    """``wrong-player``, ``illegal-action`` or ``wrong-result``."""
+    """``wrong-player``, ``illegal-action``, ``wrong-result`` or ``no-result``."""
     detail: str
 
 
@@ -209,6 +234,20 @@ def replay(rec: GameRecord, upto: int | None = None) -> ReplayReport:
             return ReplayReport(state, step, Problem(move.line, step, "illegal-action", str(e)))
         state.apply_action(action)
     steps = len(rec.moves)
+    if rec.result is None and upto is None:
+        last = rec.moves[-1].line if rec.moves else 0
+        actual = result_of(game, state)
+        return ReplayReport(
+            state,
+            steps,
+            Problem(
+                last,
+                steps,
+                "no-result",
+                'the record has no Result tag ([Result "..."]): the result it should state '
+                f"is {actual}",
+            ),
+        )
     if rec.result is not None and upto is None:
         actual = result_of(game, state)
         if actual != rec.result:

@@ -25,7 +25,9 @@ from battlejudge.engines.games import (
     Setup,
     get_game,
 )
+from battlejudge.engines.records import header_block
 from battlejudge.engines.runner import play_game
+from battlejudge.proofs.log import claim_record, game_record
 from battlejudge.solver.errors import InputError
 
 EVENT = "battlejudge selfplay"
@@ -105,9 +107,13 @@ class GroupCommit:
         self.entries.append(entry)
         return entry
 
-    def add_record(self, path: Path, text: str) -> None:
-        """Hold one game's record file until its claims are committed."""
+    def add_record(self, path: Path, text: str, game_id: str | None = None) -> None:
+        """Hold one game's record file until its claims are committed; with ``game_id``
+        (a game whose claims are logged), its header block goes into the same commit, so
+        the log binds every header of the record (``audit --games`` compares them)."""
         self.records.append((path, text))
+        if game_id is not None and self.log is not None:
+            self.entries.append({"__game__": game_id, "headers": header_block(text)})
 
     @property
     def due(self) -> bool:
@@ -117,7 +123,14 @@ class GroupCommit:
     def commit(self) -> None:
         """Append the held claims in one durable write, then write the held records."""
         if self.log is not None and self.entries:
-            self.log.append_batch(self.entries)
+            self.log.append_records(
+                [
+                    game_record(e["__game__"], e["headers"])
+                    if "__game__" in e
+                    else claim_record(**e)
+                    for e in self.entries
+                ]
+            )
         self.entries = []
         for path, text in self.records:
             path.write_text(text, encoding="utf-8")
@@ -259,7 +272,7 @@ def selfplay(
             summary = g.summary
             if out is not None and g.record is not None:
                 path = out / f"game-{i:04d}{game.suffix}"
-                held.add_record(path, g.record)
+                held.add_record(path, g.record, g.summary.game_id if game.logs_claims else None)
                 summary = replace(summary, record=path)
             done.append(summary)
             if held.due or i == games - 1:

@@ -11,9 +11,11 @@ hashes and signatures cover those bytes (without the newline).
 
 The format is versioned. Version 1 has claim records only, and they carry no version
 field; version 2 adds ``repair`` records (written by :func:`repair_log`), which say
-``"v": 2, "kind": "repair"`` and hold, instead of a claim, what the repair did. Claim
-records are written as in version 1, so a version-1 log is a version-2 log and old logs
-read and audit as before; a record of a later version is reported, not guessed at.
+``"v": 2, "kind": "repair"`` and hold, instead of a claim, what the repair did; version 3
+adds ``game`` records (``"v": 3, "kind": "game"``, :func:`game_record`): a game's id and
+its record file's header lines, written with the game's claims, which bind every header
+of the record. Claim records are written as in version 1, so older logs read and audit as
+before; a record of a later version is reported, not guessed at.
 
 Writing is durable and crash-safe: one ``write`` per record under an exclusive
 ``flock`` (two writers never interleave), then ``fsync``. A write cut short by a crash
@@ -113,10 +115,18 @@ FIELDS: Final = frozenset(
     ("seq", "game", "turn", "player", "flag", "question", "verdict", "certificate", "time", "prev")
 )
 """The fields of every claim record; ``sig`` is added when the log is signed."""
-FORMAT_VERSION: Final = 2
+FORMAT_VERSION: Final = 3
 """The newest log format this code reads and writes (see the module's docstring)."""
+REPAIR_FORMAT: Final = 2
+"""The format of repair records (:func:`repair_log` writes ``"v": 2``)."""
+GAME_FORMAT: Final = 3
+"""The format of game records (``"v": 3, "kind": "game"``): a game's header block."""
 REPAIR_FIELDS: Final = frozenset(("v", "kind", "seq", "prev", "time", "repair"))
 """The fields of a repair record (format 2); ``sig`` is added when it is signed."""
+GAME_FIELDS: Final = frozenset(("v", "kind", "seq", "prev", "time", "game", "headers"))
+"""The fields of a game record (format 3); ``sig`` is added when it is signed."""
+MAX_HEADERS: Final = 64
+MAX_HEADER_LINE: Final = 4096
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -168,9 +178,16 @@ class LogRecord:
 
     @property
     def kind(self) -> str:
-        """``claim``, or ``repair`` for a record :func:`repair_log` wrote."""
+        """``claim``, ``repair`` for a record :func:`repair_log` wrote, or ``game`` for a
+        game's header block (:func:`game_record`)."""
         kind: str = self.data.get("kind", "claim")
         return kind
+
+    @property
+    def headers(self) -> list[str] | None:
+        """A game record's header lines, as the game's record file has them (else None)."""
+        headers: list[str] | None = self.data.get("headers")
+        return headers
 
     @property
     def game(self) -> str | None:
@@ -254,13 +271,41 @@ def _time_error(value: object) -> str | None:
     return None
 
 
+def _game_error(obj: dict[str, Any]) -> str | None:
+    """Why ``obj`` is not a game record (format 3), or None."""
+    missing = sorted(GAME_FIELDS - obj.keys())
+    if missing:
+        return f"no {missing[0]!r} field"
+    unknown = sorted(obj.keys() - GAME_FIELDS - {"sig"})
+    if unknown:
+        return f"unknown field {unknown[0]!r}"
+    return _link_error(obj) or header_error(obj["game"], obj["headers"]) or _time_error(obj["time"])
+
+
+def header_error(game: object, headers: object) -> str | None:
+    """Why ``game`` and ``headers`` are not a game record's (a game id, and its record's
+    header lines as written: ``[Tag "value"]``), or None."""
+    if not isinstance(game, str) or not game or len(game) > 200:
+        return f"game must be a game id (a string), got {game!r:.60}"
+    if not isinstance(headers, list) or len(headers) > MAX_HEADERS:
+        return f"headers must be a list of at most {MAX_HEADERS} header lines"
+    for line in headers:
+        if not isinstance(line, str) or not line.startswith("[") or len(line) > MAX_HEADER_LINE:
+            return f'headers: {line!r:.60} is not a header line ([Tag "value"])'
+    return None
+
+
 def _repair_error(obj: dict[str, Any]) -> str | None:
-    """Why ``obj`` is not a repair record (format 2), or None."""
+    """Why ``obj`` is not a repair record (format 2) or a game record (format 3), or None."""
     v: Any = obj.get("v")
-    if not _is_int(v) or v < 2:
-        return f"v must be a format version (2), got {v!r}"
+    if not _is_int(v) or v < REPAIR_FORMAT:
+        return f"v must be a format version (2 or 3), got {v!r}"
     if v > FORMAT_VERSION:
         return f"log format version {v}: this battlejudge reads versions 1 to {FORMAT_VERSION}"
+    if obj.get("kind") == "game":
+        if v < GAME_FORMAT:
+            return f"a game record is of format {GAME_FORMAT}, got v {v}"
+        return _game_error(obj)
     if obj.get("kind") != "repair":
         return f"kind must be 'repair' in a format {v} record, got {obj.get('kind')!r}"
     missing = sorted(REPAIR_FIELDS - obj.keys())
@@ -502,6 +547,23 @@ def claim_record(
         "question": canonical,
         "verdict": verdict,
         "certificate": certificate,
+        "time": time or utc_now(),
+    }
+
+
+def game_record(game: str, headers: Sequence[str], time: str | None = None) -> dict[str, Any]:
+    """A game record without its place in the chain: the game's id and its record file's
+    header lines exactly as written (every tag, the ``Result`` too), so that the audit can
+    show any header changed since (``audit --games``). :class:`InputError` for bad values."""
+    lines = list(headers)
+    why = header_error(game, lines) or (_time_error(time) if time is not None else None)
+    if why:
+        raise InputError(why)
+    return {
+        "v": GAME_FORMAT,
+        "kind": "game",
+        "game": game,
+        "headers": lines,
         "time": time or utc_now(),
     }
 

@@ -40,8 +40,8 @@ from battlejudge.proofs.atomic import write_atomic
 from battlejudge.proofs.audit import chain_problems
 from battlejudge.proofs.checkpoint import Checkpoint, origin_for
 from battlejudge.proofs.log import (
-    FORMAT_VERSION,
     GENESIS,
+    REPAIR_FORMAT,
     LogRecord,
     Problem,
     checkpoint_path,
@@ -178,7 +178,7 @@ def repair_log(path: str | Path, key: Ed25519PrivateKey | None = None) -> Repair
         seq = len(records)
         to = _moved_name(path, seq)
         record: dict[str, Any] = {
-            "v": FORMAT_VERSION,
+            "v": REPAIR_FORMAT,
             "kind": "repair",
             "seq": seq,
             "prev": prev,

@@ -294,7 +294,7 @@ def test_transcript_of_a_seeded_game_line_by_line() -> None:
 def test_record_comments_and_deck_tag_round_trip() -> None:
     text = (
         '[DealNorth "R1 R2 R3 R4 R5 R6 R7"]\n[DealSouth "O1 O2 O3 O4 O5 O6 O7"]\n'
-        '[Deck "troops"]\n\n'
+        '[Deck "troops"]\n[Result "*"]\n\n'
         "1. N: R1@1 | draw troop Y1 {violation: north replied 'x': bad; played R1@1 instead}\n"
         "2. S: O1@1 | draw troop Y2\n"
     )

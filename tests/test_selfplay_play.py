@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
+import pytest
 from click.testing import CliRunner, Result
 
 from battlejudge.cli.main import cli
@@ -13,6 +15,7 @@ from battlejudge.engines.battleline.actions import END_CLAIMS
 from battlejudge.engines.battleline.game import GAME, make_bot
 from battlejudge.engines.battleline.state import new_game
 from battlejudge.engines.game import CHANCE, sample_chance
+from battlejudge.engines.records import header_block
 from battlejudge.engines.selfplay import selfplay
 from battlejudge.proofs.log import ProofLog, read_log
 
@@ -47,8 +50,8 @@ def test_selfplay_is_reproducible_from_the_seed(tmp_path: Path) -> None:
     assert files_a == ["game-0000.blg", "game-0001.blg", "game-0002.blg"]
     for name in files_a:
         assert (out_a / name).read_text() == (out_b / name).read_text()
-    qa = [(r.game, r.turn, r.flag, r.question) for r in read_log(log_a)[0]]
-    qb = [(r.game, r.turn, r.flag, r.question) for r in read_log(log_b)[0]]
+    qa = [(r.game, r.turn, r.flag, r.question) for r in read_log(log_a)[0] if r.kind == "claim"]
+    qb = [(r.game, r.turn, r.flag, r.question) for r in read_log(log_b)[0] if r.kind == "claim"]
     assert qa == qb and qa  # same claims, same questions
 
 
@@ -59,18 +62,25 @@ def test_every_claim_of_selfplay_is_logged_and_audits_clean(tmp_path: Path) -> N
     for path in out.iterdir():
         assert run("replay", str(path)).exit_code == 0
     claims = sum(path.read_text().count("claim ") for path in out.iterdir())
-    assert len(records) == claims
+    assert len([r for r in records if r.kind == "claim"]) == claims
+    # each game's header block is logged with its claims (issue 34: every header bound)
+    bound = {r.game: r.headers for r in records if r.kind == "game"}
+    assert bound == {
+        f"3-{i}": header_block((out / f"game-{i:04d}.blg").read_text()) for i in range(3)
+    }
     r = run("audit", str(log), "--games", str(out), "--json")
     assert r.exit_code == 0, r.output
     report = json.loads(r.output)
-    assert report["ok"] and report["records"] == claims and report["problems"] == []
+    assert report["ok"] and report["records"] == claims + 3 and report["problems"] == []
+    assert report["notes"] == []
 
 
 def test_audit_games_catches_a_missing_claim_and_a_changed_question(tmp_path: Path) -> None:
     out, log = _selfplay(tmp_path, "t")
     lines = log.read_bytes().splitlines(keepends=True)
-    # Drop the last record: the chain is intact, but a game's claim is no longer logged.
-    log.write_bytes(b"".join(lines[:-1]))
+    # Drop the last game's header block and its last claim: the chain is intact, but a
+    # game's claim is no longer logged (and that game's headers are no longer bound).
+    log.write_bytes(b"".join(lines[:-2]))
     r = run("audit", str(log), "--games", str(out), "--json")
     assert r.exit_code == 1
     kinds = {p["kind"] for p in json.loads(r.output)["problems"]}
@@ -218,7 +228,8 @@ def _log_games(log: Path) -> dict[str, int]:
     assert not problems
     per: dict[str, int] = {}
     for r in records:
-        per[r.data["game"]] = per.get(r.data["game"], 0) + 1
+        if r.kind == "claim":
+            per[r.data["game"]] = per.get(r.data["game"], 0) + 1
     return per
 
 
@@ -227,18 +238,18 @@ def test_selfplay_commits_games_together_and_records_follow_their_claims(tmp_pat
     (one fsync, one checkpoint), and a game's record is written only after its claims."""
     log = ProofLog(tmp_path / "g.log")
     appends: list[int] = []
-    real = log.append_batch
+    real = log.append_records
 
     def counting(entries):  # type: ignore[no-untyped-def]
         entries = list(entries)
-        appends.append(len(entries))
+        appends.append(sum(1 for e in entries if e.get("kind") != "game"))
         # no record of a game whose claims are in this append is on disk yet
         for game_id in {e["game"] for e in entries}:
             index = int(game_id.split("-")[1])
             assert not (tmp_path / f"game-{index:04d}.blg").exists()
         return real(entries)
 
-    log.append_batch = counting  # type: ignore[method-assign]
+    log.append_records = counting  # type: ignore[method-assign]
     games = list(selfplay(GAME, ("random", "random"), 6, 4, out=tmp_path, log=log))
     assert len(games) == 6
     per = _log_games(tmp_path / "g.log")
@@ -264,3 +275,55 @@ def test_selfplay_stopped_early_keeps_the_games_it_finished(tmp_path: Path) -> N
         game_id = f"5-{int(name[5:9])}"
         assert (tmp_path / name).read_text().count("claim ") == per.get(game_id, 0)
     assert set(per) <= {f"5-{int(n[5:9])}" for n in written}
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        (lambda t: t.replace('[Event "battlejudge selfplay"]', '[Event "Finals"]'), "header Event"),
+        (lambda t: t.replace("[North ", "[North2 "), "header North"),
+        (lambda t: t.replace('[Seed "', '[Seed "1'), "header Seed"),
+    ],
+)
+def test_audit_games_names_a_header_changed_since_it_was_logged(
+    tmp_path: Path, change: Any, named: str
+) -> None:
+    """Issue 34: every header of a game record is bound by the log: an edited Event, North,
+    Seed (or any tag) is a header-mismatch naming it."""
+    out, log = _selfplay(tmp_path, "h")
+    game = out / "game-0001.blg"
+    game.write_text(change(game.read_text()))
+    r = run("audit", str(log), "--games", str(out), "--json")
+    assert r.exit_code == 1
+    problems = json.loads(r.output)["problems"]
+    assert any(p["kind"] == "header-mismatch" and named in p["detail"] for p in problems)
+
+
+def test_a_record_without_its_result_does_not_replay_sound(tmp_path: Path) -> None:
+    out, log = _selfplay(tmp_path, "r")
+    game = out / "game-0000.blg"
+    text = "\n".join(x for x in game.read_text().splitlines() if not x.startswith("[Result "))
+    game.write_text(text + "\n")
+    r = run("replay", str(game), "--json")
+    assert r.exit_code == 1
+    assert json.loads(r.output)["problem"]["kind"] == "no-result"
+    r = run("audit", str(log), "--games", str(out), "--json")
+    problems = json.loads(r.output)["problems"]
+    assert any(p["kind"] == "unsound-game" and "no Result" in p["detail"] for p in problems)
+
+
+def test_old_logs_audit_with_a_note_that_headers_are_not_bound(tmp_path: Path) -> None:
+    out, log = _selfplay(tmp_path, "o")
+    # the log as an older battlejudge wrote it: claims only, re-chained
+    lines = [x for x in log.read_bytes().splitlines() if b'"kind":"game"' not in x]
+    from battlejudge.proofs.log import ProofLog as _Log
+
+    old = tmp_path / "old.log"
+    with _Log(old, adopt=True) as fresh:
+        fresh.append_records([json.loads(x) for x in lines])
+    r = run("audit", str(old), "--games", str(out), "--json")
+    assert r.exit_code == 0, r.output
+    notes = json.loads(r.output)["notes"]
+    assert len(notes) == 1 and "not bound" in notes[0] and "3 game records" in notes[0]
+    r = run("audit", str(old), "--games", str(out))
+    assert "Note: the headers of 3 game records are not bound" in r.output

@@ -49,11 +49,13 @@ def audit_folder(
     if needed > len(witnesses):
         raise InputError(f"{needed} witness cosignatures needed but {len(witnesses)} keys given")
     checks = []
+    notes: list[str] = []
     if with_games:
         games = base / GAMES_DIR
 
         def against_games(records: Any) -> list[Problem]:
-            return [Problem(p.record, p.kind, p.detail) for p in check_games(records, games)]
+            found = check_games(records, games, notes)
+            return [Problem(p.record, p.kind, p.detail) for p in found]
 
         checks.append(against_games)
     report = audit_log(base / LOG_NAME, key, checks=checks)
@@ -67,7 +69,10 @@ def audit_folder(
     for p in report.problems:
         first.setdefault(p.record, p)
     rows = [_row(r, first.get(r.index)) for r in report.records]
-    return {"report": report.to_json(), "rows": rows}
+    out = report.to_json()
+    if with_games:
+        out["notes"] = notes
+    return {"report": out, "rows": rows}
 
 
 def _row(r: LogRecord, problem: Problem | None) -> dict[str, Any]:

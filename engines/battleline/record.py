@@ -304,12 +304,12 @@ def result_tag(state: BattleLineState) -> str:
 @dataclass
 class ReplayProblem:
     """The first thing wrong with a replayed record: the turn and file line, its kind
-    (``illegal``, ``unjustified-claim``, ``mismatch``, ``wrong-result``) and a sentence naming
-    the rule broken."""
+    (``illegal``, ``unjustified-claim``, ``mismatch``, ``wrong-result``, ``no-result``) and
+    a sentence naming the rule broken."""
 
     turn: int
     line: int
-    kind: str  # "illegal" | "unjustified-claim" | "mismatch" | "wrong-result"
+    kind: str  # "illegal" | "unjustified-claim" | "mismatch" | "wrong-result" | "no-result"
     detail: str
 
 
@@ -434,6 +434,19 @@ def replay(
         state.forfeit(*rec.forfeit)
     claimed = rec.tags.get("Result")
     actual = result_tag(state)
+    if claimed is None and upto_turn is None:
+        end = rec.forfeit_line or (rec.turns[-1].line_number if rec.turns else 0)
+        return ReplayReport(
+            state,
+            len(state.claims),
+            ReplayProblem(
+                last_turn,
+                end,
+                "no-result",
+                'the record has no Result tag ([Result "..."]): the result it should state is '
+                f"{'not over' if actual == '*' else actual}",
+            ),
+        )
     if claimed is not None and claimed.strip().lower() != actual:
         end = rec.forfeit_line or (rec.turns[-1].line_number if rec.turns else 0)
         said = "not over" if claimed.strip() == "*" else claimed
