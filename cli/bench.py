@@ -711,101 +711,203 @@ def bench_serve(
 @bench.command("log")
 @click.option(
     "--records",
-    default=400,
-    show_default=True,
-    type=click.IntRange(min=16),
-    help="Appends timed per backend and number of writers.",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Records in the big log the inclusion proofs and the audit are timed on "
+    "[default: 1,000,000; --quick: 5,000].",
 )
 @click.option(
-    "--writers",
-    default="1,4,16",
-    show_default=True,
-    help="Numbers of concurrent writer processes, comma-separated.",
+    "--seconds",
+    default=None,
+    type=click.FloatRange(min=0.2),
+    help="Seconds of each throughput point (each victim phase: twice that) "
+    "[default: 5; --quick: 0.5].",
+)
+@click.option(
+    "--clients",
+    default=None,
+    help="Numbers of concurrent clients, comma-separated [default: 1,16,64; --quick: 1,4].",
+)
+@click.option(
+    "--interval",
+    default=None,
+    type=click.FloatRange(0.0, 60.0),
+    metavar="SECONDS",
+    help="The logged services' --checkpoint-interval (--commit-interval where serve has "
+    "that instead) [default: serve's own].",
+)
+@click.option(
+    "--fetches",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Inclusion proofs fetched from each log [default: 2000; --quick: 100].",
 )
 @click.option(
     "--pg-url",
     default=None,
-    help="An empty PostgreSQL database to time (its log tables are made); by default a "
-    "temporary server is started with pgserver when it is installed.",
+    help="An empty PostgreSQL database for the PostgreSQL log (its tables are made); by "
+    "default a temporary server is started with pgserver when it is installed.",
 )
-@click.option("--no-pg", is_flag=True, help="Time the file log only.")
+@click.option("--no-pg", is_flag=True, help="Measure the file log only.")
 @click.option(
-    "--leaves",
-    default=1_000_000,
-    show_default=True,
-    type=click.IntRange(min=2),
-    help="Records in the tree the inclusion proofs are timed on.",
+    "--quick", is_flag=True, help="Small sizes and short points: a smoke test, not figures."
 )
 @click.option("--json", "as_json", is_flag=True)
 def bench_log(
-    records: int, writers: str, pg_url: str | None, no_pg: bool, leaves: int, as_json: bool
+    records: int | None,
+    seconds: float | None,
+    clients: str | None,
+    interval: float | None,
+    fetches: int | None,
+    pg_url: str | None,
+    no_pg: bool,
+    quick: bool,
+    as_json: bool,
 ) -> None:
-    """Appends/s to the file and PostgreSQL logs with concurrent writers (each append:
-    chain, Ed25519 signature, durable write, Merkle tree, signed checkpoint), against the
-    old chain-only append; and the size and verify time of an inclusion proof in a
-    LEAVES-record log, against hashing every record into the root."""
+    """The proof log under `battlejudge serve --workers 2`, each figure beside a baseline
+    measured in the same run (battlejudge.cli.bench_log): logged claims/s with a file log
+    and a PostgreSQL log at each number of CLIENTS asking single questions (baseline: no
+    log); a victim's p50/p99 while another client posts 256-question batches (baseline:
+    the victim alone); the service's start and inclusion-proof fetches p50/p99 on a
+    RECORDS-record log it builds (baseline: a 1,000-record log); the audit's time and
+    peak memory on both."""
     import tempfile
 
-    from battlejudge.proofs import bench_log as bl_bench
+    from battlejudge.cli import bench_log as bench_module
 
+    counts_text = clients or ("1,4" if quick else "1,16,64")
     try:
-        counts = tuple(int(x) for x in writers.split(","))
+        counts = tuple(int(x) for x in counts_text.split(","))
     except ValueError:
-        fail(f"--writers {writers!r}: give numbers separated by commas, e.g. 1,4,16")
+        fail(f"--clients {counts_text!r}: give numbers separated by commas, e.g. 1,16,64")
     if not counts or min(counts) < 1:
-        fail(f"--writers {writers!r}: each number of writers is at least 1")
+        fail(f"--clients {counts_text!r}: each number of clients is at least 1")
+    settings = bench_module.Settings(
+        records=records or (5_000 if quick else 1_000_000),
+        seconds=seconds or (0.5 if quick else 5.0),
+        warmup=0.3 if quick else 1.0,
+        clients=counts,
+        interval=interval,
+        fetches=fetches or (100 if quick else 2000),
+        verify=5 if quick else 20,
+    )
     server = None
-    note = ""
     if pg_url is None and not no_pg:
         try:
             import pgserver
         except ImportError:
-            note = "PostgreSQL not timed: pgserver is not installed (or give --pg-url)"
+            settings.notes.append(
+                "PostgreSQL not measured: pgserver is not installed (or give --pg-url)"
+            )
         else:
             folder = tempfile.mkdtemp(prefix="bench-log-pg-")
             server = pgserver.get_server(folder, cleanup_mode="delete")  # type: ignore[attr-defined]
             pg_url = server.get_uri()
+    settings = dataclasses.replace(settings, pg_url=None if no_pg else pg_url)
+
+    def progress(what: str) -> None:
+        if not as_json:
+            click.echo(f"  ... {what}", err=True)
+
     try:
-        baseline = bl_bench.baseline_appends(records)
-        figures = bl_bench.append_rates(records, counts, None if no_pg else pg_url)
+        r = bench_module.run_bench_log(settings, progress)
     finally:
         if server is not None:
             server.cleanup()
-    proof = bl_bench.proof_figures(leaves)
     if as_json:
-        emit_json(
-            {
-                "baseline": dataclasses.asdict(baseline) | {"per_s": baseline.per_second},
-                "appends": [dataclasses.asdict(f) | {"per_s": f.per_second} for f in figures],
-                "proof": dataclasses.asdict(proof),
-                "note": note,
-            }
-        )
+        emit_json(r)
         return
-    click.echo(f"bench log: {records} appends of a certified claim per row (signed, fsync)")
+    _print_bench_log(settings, r)
+
+
+def _print_bench_log(s: Any, r: dict[str, Any]) -> None:
+    t = r["throughput"]
+    option, interval = r["settings"]["interval_option"], r["settings"]["interval"]
     click.echo(
-        f"  baseline: {baseline.backend}, 1 writer: {baseline.per_second:8.0f} appends/s "
-        "(no tree, no checkpoint)"
+        f"bench log: battlejudge serve --workers {s.workers} {option} {interval:g} on "
+        f"loopback, {r['settings']['cores']} cores; {s.seconds:g} s per point, "
+        f"{r['settings']['questions']} distinct questions, one API key per client"
     )
-    for f in figures:
+    click.echo("  1. logged claims/s (each client asks single questions back to back)")
+    click.echo(
+        f"    {'backend':<12}{'clients':>8}{'claims/s':>10}{'p50 ms':>9}{'p99 ms':>9}"
+        f"{'errors':>8}{'baseline/s':>12}{'ratio':>8}"
+    )
+    for p in t["points"]:
         click.echo(
-            f"  {f.backend:<10} {f.writers:>2} writer{'s' if f.writers > 1 else ' '}: "
-            f"{f.per_second:8.0f} appends/s  ({f.per_second / baseline.per_second:.2f}x the "
-            "baseline)"
+            f"    {p['backend']:<12}{p['clients']:>8}{p['claims_per_s']:>10.0f}"
+            f"{p['p50_ms']:>9.1f}{p['p99_ms']:>9.1f}{p['errors']:>8}"
+            f"{p['baseline_claims_per_s']:>12.0f}{p['ratio']:>8.2f}"
         )
-    if note:
+    for b in t["baseline"]:
+        click.echo(
+            f"    baseline (no --log), {b['clients']} clients: {b['claims_per_s']:.0f} claims/s, "
+            f"p50 {b['p50_ms']:.1f} ms, p99 {b['p99_ms']:.1f} ms, {b['errors']} errors"
+        )
+    if option == "--commit-interval" and interval > 0:
+        click.echo(
+            f"    (a client waits for its claim's commit, and commits start at most every "
+            f"{interval:g} s: so at most CLIENTS / {interval:g} claims/s)"
+        )
+    v = r["victim"]
+    click.echo(
+        f"  2. a victim asking single questions one at a time, file log, {v['seconds']:g} s "
+        "per phase"
+    )
+    for name, p in (("alone (baseline)", v["alone"]), ("beside batches", v["beside_batches"])):
+        click.echo(
+            f"    {name:<18} p50 {p['p50_ms']:7.1f} ms  p99 {p['p99_ms']:7.1f} ms  "
+            f"{p['requests']:>5} requests, {p['errors']} errors"
+        )
+    click.echo(
+        f"    the neighbour: {v['batches']} batches of 256 in {v['seconds']:g} s, "
+        f"{v['batch_claims_logged_per_s']:.0f} logged claims/s; the victim's p99 "
+        f"{v['ratio_p99']:.2f}x alone"
+    )
+    b, p = r["build"], r["proofs"]
+    click.echo(
+        f"  3. inclusion proofs (GET /v1/log/proof/SEQ, random records, one keep-alive "
+        f"client, {s.fetches} fetches per log)"
+    )
+    click.echo(
+        f"    {b['big']['records']:,}-record log built in {b['big']['seconds']:.1f} s "
+        f"({b['big']['bytes'] / 1e6:,.0f} MB, and as much again in tiles)"
+    )
+    for name in ("big", "small"):
+        q = p[name]
+        tiles = "opened from its tiles" if q["opened_from_tiles"] else "its tiles REBUILT"
+        click.echo(
+            f"    {q['records']:>9,} records: p50 {q['p50_ms']:6.2f} ms  p99 "
+            f"{q['p99_ms']:6.2f} ms, {q['verified']} verified; serve started in "
+            f"{q['start_s']:.2f} s ({tiles})"
+        )
+        if q["service_rss_mb"] is not None:
+            click.echo(f"      the service's RSS after the fetches: {q['service_rss_mb']:.0f} MB")
+        click.echo(
+            f"      the same proofs made in the bench's process (no HTTP): p50 "
+            f"{q['in_process']['p50_ms']:.2f} ms, p99 {q['in_process']['p99_ms']:.2f} ms"
+        )
+    click.echo(
+        f"    ratio to the {p['small']['records']:,}-record baseline: p50 "
+        f"{p['ratio_p50']:.2f}x, p99 {p['ratio_p99']:.2f}x, start {p['ratio_start']:.2f}x"
+    )
+    a = r["audit"]
+    click.echo("  4. battlejudge audit LOG --pubkey PUB --json (a child process)")
+    for name in ("big", "small"):
+        q = a[name]
+        click.echo(
+            f"    {q['records']:>9,} records: {q['seconds']:7.1f} s "
+            f"({q['seconds'] / q['records'] * 1e6:.0f} us a record), peak RSS "
+            f"{q['peak_rss_mb']:.0f} MB, {'clean' if q['clean'] else 'NOT CLEAN'}"
+        )
+    click.echo(
+        f"    ratio to the baseline: {a['ratio_per_record']:.2f}x the time a record, "
+        f"{a['ratio_peak_rss']:.2f}x the peak memory"
+    )
+    for note in r["notes"]:
         click.echo(f"  {note}")
-    hashes = "-".join(str(n) for n in (proof.path_hashes[0], proof.path_hashes[-1]))
-    click.echo(
-        f"  inclusion proof in a {proof.leaves:,}-record log: {hashes} hashes "
-        f"({proof.proof_bytes} bytes of path), verified in {proof.verify_us:.1f} us "
-        f"(median); tree built in {proof.build_s:.2f} s"
-    )
-    click.echo(
-        f"    baseline (no proof: hash every record into the root): "
-        f"{proof.baseline_root_s * 1e3:.0f} ms; ratio "
-        f"{proof.baseline_root_s * 1e6 / proof.verify_us:,.0f}x"
-    )
+    for name, ok in r["targets"].items():
+        click.echo(f"  target {name}: {'met' if ok else 'MISSED'}")
 
 
 def _print_attack(workers: int, seed: int, seconds: float, as_json: bool) -> None:

@@ -357,3 +357,91 @@ def _timeline(
         "phases": [asdict(p) for p in phases],
         "targets": targets,
     }
+
+
+# -- steady load for ``battlejudge bench log`` (battlejudge.cli.bench_log) ------------------
+def _crowd(
+    port: int,
+    keys: list[str],
+    bodies: list[tuple[bytes, str]],
+    warmup: float,
+    seconds: float,
+    need_seq: bool,
+    conn: Connection,
+) -> None:
+    """One keep-alive connection per API key, each asking the questions in turn (from an
+    offset of its own) as fast as its answers come back, for ``warmup`` and then
+    ``seconds`` seconds; send back ``(begin, end, [(finish, latency, ok)])`` for the
+    answers that came back between ``begin`` and ``end`` (monotonic clock). ``ok``: 200
+    with the expected verdict, and a ``log_seq`` when ``need_seq``."""
+
+    async def client(n: int, key: str, begin: float, end: float) -> list[tuple[float, float, bool]]:
+        out: list[tuple[float, float, bool]] = []
+        reader = writer = None
+        i = n * 7
+        while (now := time.monotonic()) < end:
+            body, verdict = bodies[i % len(bodies)]
+            i += 1
+            ok = False
+            try:
+                if writer is None:
+                    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                assert reader is not None
+                writer.write(_request("/v1/claims", key, body))
+                await writer.drain()
+                status, payload = await asyncio.wait_for(_response(reader), 30)
+                if status == 200:
+                    got = json.loads(payload)
+                    ok = got.get("verdict") == verdict and (not need_seq or "log_seq" in got)
+            except (OSError, asyncio.IncompleteReadError, TimeoutError, ValueError, IndexError):
+                if writer is not None:
+                    writer.close()
+                reader = writer = None
+                await asyncio.sleep(0.01)
+            done = time.monotonic()
+            if begin <= done < end:
+                out.append((done, done - now, ok))
+        if writer is not None:
+            writer.close()
+        return out
+
+    async def main() -> tuple[float, float, list[tuple[float, float, bool]]]:
+        begin = time.monotonic() + warmup
+        end = begin + seconds
+        logs = await asyncio.gather(*(client(n, k, begin, end) for n, k in enumerate(keys)))
+        return begin, end, [x for log in logs for x in log]
+
+    conn.send(asyncio.run(main()))
+
+
+def _batcher(port: int, key: str, payload: bytes, stop: Any, conn: Connection) -> None:
+    """Post the batch ``payload`` back to back on one connection until ``stop`` (an Event)
+    is set; send back ``[(start, latency, questions logged)]`` (the answers holding a
+    ``log_seq``)."""
+
+    async def main() -> list[tuple[float, float, int]]:
+        out: list[tuple[float, float, int]] = []
+        reader = writer = None
+        while not stop.is_set():
+            start = time.monotonic()
+            logged = 0
+            try:
+                if writer is None:
+                    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                assert reader is not None
+                writer.write(_request("/v1/claims:batch", key, payload))
+                await writer.drain()
+                status, body = await asyncio.wait_for(_response(reader), 60)
+                if status == 200:
+                    logged = sum("log_seq" in r for r in json.loads(body)["results"])
+            except (OSError, asyncio.IncompleteReadError, TimeoutError, ValueError, IndexError):
+                if writer is not None:
+                    writer.close()
+                reader = writer = None
+                await asyncio.sleep(0.01)
+            out.append((start, time.monotonic() - start, logged))
+        if writer is not None:
+            writer.close()
+        return out
+
+    conn.send(asyncio.run(main()))
