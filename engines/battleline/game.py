@@ -43,6 +43,7 @@ from battlejudge.engines.battleline.state import (
 )
 from battlejudge.engines.game import CHANCE, GameState, IllegalActionError
 from battlejudge.engines.games import GameInfo, GameMeta, Options, Problem, Replayed, Setup
+from battlejudge.engines.seats import Seat
 from battlejudge.proofs.battleline.certificate import CertificateFile
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError
@@ -234,8 +235,9 @@ def narrate(state: GameState[Any], action: Any, human: int) -> str | None:
     return None
 
 
-def answer_claim(state: BattleLineState, flag: int, player: int) -> str:
-    """'Can I claim flag N?' (N from 1): the solver's proof or witness, without claiming."""
+def answer_claim(state: BattleLineState, flag: int, player: Seat) -> str:
+    """'Can I claim flag N?' (N from 1) for ``player`` (0, 1, ``"north"`` or ``"south"``):
+    the solver's proof or witness, without claiming."""
     if not 1 <= flag <= 9:
         return f"There is no {state.naming.flag} {flag}."
     try:

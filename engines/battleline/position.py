@@ -34,6 +34,7 @@ from battlejudge.engines.battleline.state import (
     BattleLineState,
     Placed,
 )
+from battlejudge.engines.seats import Seat, player_index
 from battlejudge.proofs.files import read_model
 from battlejudge.solver.battleline.cards import Card, check_side
 from battlejudge.solver.battleline.question import ClaimQuestion
@@ -304,13 +305,14 @@ def dumps(pos: PositionFile) -> str:
 
 
 def claim_question(
-    table: PositionFile | BattleLineState | str | Path, flag: int, player: str | int
+    table: PositionFile | BattleLineState | str | Path, flag: int, player: Seat
 ) -> ClaimQuestion:
     """The flag question a table asks when ``player`` claims ``flag``: his cards and the
     opponent's there, every other face-up troop as seen, Fog, Mud and who completed first
     (docs/rulings.md 4-7). ``table`` is a position (a file's path, or read) or a state;
     ``flag`` counts 1-9 as the notation does; ``player`` is ``north``/``south`` (or 0/1).
-    Raises :class:`RuleError` for a flag already claimed, naming it.
+    Raises :class:`RuleError` for a flag already claimed, naming it, and
+    :class:`InputError` for a flag or a player it does not know.
 
     >>> from battlejudge.engines.battleline.position import claim_question
     >>> claim_question("examples/positions/wedge-beats-blue-8.json", 1, "north")
@@ -324,12 +326,7 @@ def claim_question(
         state = read_state(table)
     if isinstance(flag, bool) or not isinstance(flag, int) or not 1 <= flag <= FLAGS:
         raise InputError(f"flag must be a number 1-{FLAGS}, got {flag!r}")
-    if isinstance(player, str):
-        if player.lower() not in PLAYERS:
-            raise InputError(f"player must be north or south, got {player!r}")
-        seat = PLAYERS.index(player.lower())  # type: ignore[arg-type,unused-ignore]
-    else:
-        seat = player
+    seat = player_index(player, PLAYERS)
     f = state.flags[flag - 1]
     if f.claimed_by >= 0:
         raise RuleError(f"{state.naming.flag} {flag} is already claimed by {PLAYERS[f.claimed_by]}")

@@ -79,6 +79,7 @@ from battlejudge.engines.battleline.cards import (
 )
 from battlejudge.engines.battleline.config import RulesConfig
 from battlejudge.engines.game import CHANCE, TERMINAL, GameFacts, GameState, IllegalActionError
+from battlejudge.engines.seats import Seat, player_index
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.battleline import reach
 from battlejudge.solver.errors import RuleError
@@ -170,10 +171,10 @@ class Flag:
         """Cards a complete formation needs here: 3, or 4 with Mud (docs/rulings.md 8)."""
         return 4 if self.has(MUD) else 3
 
-    def open_slot(self, player: int) -> bool:
-        """Whether ``player`` may still place a card here: unclaimed and his side not complete
-        (docs/rulings.md 12)."""
-        return self.claimed_by < 0 and len(self.sides[player]) < self.size
+    def open_slot(self, player: Seat) -> bool:
+        """Whether ``player`` (0, 1, ``"north"`` or ``"south"``) may still place a card here:
+        unclaimed and his side not complete (docs/rulings.md 12)."""
+        return self.claimed_by < 0 and len(self.sides[player_index(player, PLAYERS)]) < self.size
 
     def copy(self) -> Flag:
         """An independent copy (the placed cards, immutable, are shared)."""
@@ -181,9 +182,9 @@ class Flag:
             (list(self.sides[0]), list(self.sides[1])), list(self.environment), self.claimed_by
         )
 
-    def completed_at(self, player: int) -> int | None:
-        """The turn the side completed: the latest placement among its cards."""
-        side = self.sides[player]
+    def completed_at(self, player: Seat) -> int | None:
+        """The turn ``player``'s side completed: the latest placement among its cards."""
+        side = self.sides[player_index(player, PLAYERS)]
         return max(p.turn for p in side) if len(side) == self.size else None
 
 
@@ -241,8 +242,9 @@ class BattleLineState(GameState[Action]):
     facts = FACTS
 
     def __init__(
-        self, config: RulesConfig | None = None, first: int = NORTH, *, certify: bool = True
+        self, config: RulesConfig | None = None, first: Seat = NORTH, *, certify: bool = True
     ) -> None:
+        first = player_index(first, PLAYERS, "first")
         self.config = config or RulesConfig()
         # False only for internal replays of actions already judged (printing a record):
         # claims are then applied without a new proof and not added to ``claims``.
@@ -307,8 +309,9 @@ class BattleLineState(GameState[Action]):
         """How many cards are left in ``deck`` (the troop or the tactics deck)."""
         return len(self.unknown[deck]) + len(self.known_top[deck])
 
-    def flags_held(self, player: int) -> list[int]:
-        """The flags ``player`` holds, numbered 1-9."""
+    def flags_held(self, player: Seat) -> list[int]:
+        """The flags ``player`` (0, 1, ``"north"`` or ``"south"``) holds, numbered 1-9."""
+        player = player_index(player, PLAYERS)
         return [i for i, f in enumerate(self.flags, start=1) if f.claimed_by == player]
 
     def flag(self, number: int) -> Flag:
@@ -317,20 +320,24 @@ class BattleLineState(GameState[Action]):
             raise IllegalActionError(f"there is no {self.naming.flag} {number}")
         return self.flags[number - 1]
 
-    def can_play_tactic(self, player: int) -> bool:
+    def can_play_tactic(self, player: Seat) -> bool:
         """docs/rulings.md 11: never more than one tactic ahead of the opponent."""
+        player = player_index(player, PLAYERS)
         return self.tactics_played[player] <= self.tactics_played[1 - player]
 
-    def troop_playable(self, player: int) -> bool:
+    def troop_playable(self, player: Seat) -> bool:
         """docs/rulings.md 12: may the player play a troop (a troop in hand and an open slot)?"""
+        player = player_index(player, PLAYERS)
         has_troop = any(c < 60 for c in self.hands[player])
         return has_troop and any(f.open_slot(player) for f in self.flags)
 
     # -- claims ----------------------------------------------------------------------
-    def claim_question(self, flag: int, player: int) -> bl.ClaimQuestion:
+    def claim_question(self, flag: int, player: Seat) -> bl.ClaimQuestion:
         """The flag question from the table: the claimant's and opponent's cards at the
         flag, every other face-up troop as seen, the environment, who completed first.
-        ``flag`` is numbered 1-9."""
+        ``flag`` is numbered 1-9; ``player`` (the claimant) is 0, 1, ``"north"`` or
+        ``"south"``."""
+        player = player_index(player, PLAYERS)
         f = self.flag(flag)
         mine = [bl.Card(p.card) for p in f.sides[player]]
         theirs = [bl.Card(p.card) for p in f.sides[1 - player]]
@@ -372,12 +379,14 @@ class BattleLineState(GameState[Action]):
         face_up += [c for pile in self.discards for c in pile]
         return reach.pool_without(reach.FULL_POOL, face_up)
 
-    def claimable(self, flag: int, player: int, pool: reach.Pool | None = None) -> bool:
+    def claimable(self, flag: int, player: Seat, pool: reach.Pool | None = None) -> bool:
         """Does the claim hold? Decided exactly by the solver's fast decider
         (:func:`battlejudge.solver.battleline.reach.claim_holds`, docs/rulings.md 4-7), which
         agrees with the SAT proof :meth:`judge_claim` gives; a claim is legal iff this
-        holds. ``pool``: :meth:`claim_pool`, when the caller has it already.
+        holds. ``player`` is 0, 1, ``"north"`` or ``"south"``; ``pool``: :meth:`claim_pool`,
+        when the caller has it already.
         """
+        player = player_index(player, PLAYERS)
         f = self.flag(flag)
         mine = f.sides[player]
         n = f.size
@@ -396,9 +405,10 @@ class BattleLineState(GameState[Action]):
             last,
         )
 
-    def judge_claim(self, flag: int, player: int) -> bl.ProvedClaim:
-        """The certified answer to a claim at flag ``flag`` (1-9): a proof, or the witness
-        that beats it."""
+    def judge_claim(self, flag: int, player: Seat) -> bl.ProvedClaim:
+        """The certified answer to ``player``'s claim (0, 1, ``"north"`` or ``"south"``) at
+        flag ``flag`` (1-9): a proof, or the witness that beats it."""
+        player = player_index(player, PLAYERS)
         f = self.flag(flag)
         if f.claimed_by >= 0:
             raise IllegalActionError(f"{self.naming.flag} {flag} is already claimed")
@@ -645,10 +655,11 @@ class BattleLineState(GameState[Action]):
             raise IllegalActionError(self.why_illegal(action))
         return action
 
-    def public_action_string(self, action: Action, viewer: int) -> str | None:
-        """What ``viewer`` may be told of ``action``: nothing of the deal (his hand shows
-        his cards) or of a closed claim window; a card drawn, only to the player who
-        draws it; every other action in full."""
+    def public_action_string(self, action: Action, viewer: Seat) -> str | None:
+        """What ``viewer`` (0, 1, ``"north"`` or ``"south"``) may be told of ``action``:
+        nothing of the deal (his hand shows his cards) or of a closed claim window; a card
+        drawn, only to the player who draws it; every other action in full."""
+        viewer = player_index(viewer, PLAYERS, "viewer")
         if self.phase == DEAL or action.kind == END_CLAIMS:
             return None
         if self.phase == DRAW_CARD:
@@ -834,12 +845,14 @@ class BattleLineState(GameState[Action]):
         self.phase = OVER
         self._legal = None
 
-    def forfeit(self, player: int, why: str = "") -> None:
+    def forfeit(self, player: Seat, why: str = "") -> None:
         """End the game now with ``player`` forfeiting: the other player wins
         (:data:`FORFEIT`). A referee's verdict, not a move of the game; ``why`` is a
         one-word reason (``timeout``, ``crash``, ``violation``), kept in
         :attr:`forfeited` for the record. Raises :class:`IllegalActionError` if the game
-        is already over."""
+        is already over, :class:`InputError` for a ``player`` not 0, 1, ``"north"`` or
+        ``"south"``."""
+        player = player_index(player, PLAYERS)
         if self.phase == OVER:
             raise IllegalActionError("the game is already over")
         if why and not why.replace("-", "").isalnum():
@@ -978,8 +991,11 @@ class BattleLineState(GameState[Action]):
         return (pts[0], pts[1])
 
     # -- views -----------------------------------------------------------------------
-    def to_dict(self, viewer: int | None = None) -> dict[str, Any]:
-        """The state as plain data; with ``viewer`` set, only what that player may know."""
+    def to_dict(self, viewer: Seat | None = None) -> dict[str, Any]:
+        """The state as plain data; with ``viewer`` set (0, 1, ``"north"`` or ``"south"``),
+        only what that player may know."""
+        if viewer is not None:
+            viewer = player_index(viewer, PLAYERS, "viewer")
         n = self.naming
 
         def cards(cs: list[CardCode]) -> list[str]:
@@ -1048,10 +1064,11 @@ class BattleLineState(GameState[Action]):
             data["after_scout_draw"] = self.after_scout_draw
         return data
 
-    def information_state_string(self, player: int) -> str:
-        """What ``player`` knows, as canonical JSON: the table, his own hand, the sizes of the
-        opponent's hand and the decks; never a card he cannot see."""
-        return json.dumps(self.to_dict(viewer=player), sort_keys=True)
+    def information_state_string(self, player: Seat) -> str:
+        """What ``player`` (0, 1, ``"north"`` or ``"south"``) knows, as canonical JSON: the
+        table, his own hand, the sizes of the opponent's hand and the decks; never a card he
+        cannot see."""
+        return json.dumps(self.to_dict(viewer=player_index(player, PLAYERS)), sort_keys=True)
 
     def serialize(self) -> str:
         """The whole state as JSON, hidden cards included (both hands and the known deck tops);
@@ -1218,6 +1235,7 @@ class BattleLineState(GameState[Action]):
         return len(places)
 
 
-def new_game(config: RulesConfig | None = None, first: int = NORTH) -> BattleLineState:
-    """A game at the deal (a chance node): 7 troops to each player, ``first`` moves first."""
+def new_game(config: RulesConfig | None = None, first: Seat = NORTH) -> BattleLineState:
+    """A game at the deal (a chance node): 7 troops to each player, ``first`` (0, 1,
+    ``"north"`` or ``"south"``) moves first."""
     return BattleLineState(config, first)

@@ -87,6 +87,7 @@ from battlejudge.engines.battleplan.board import (
     step,
 )
 from battlejudge.engines.game import CHANCE, TERMINAL, GameFacts, GameState, IllegalActionError
+from battlejudge.engines.seats import Seat, player_index
 from battlejudge.solver.errors import InputError
 
 # Phases
@@ -328,12 +329,13 @@ class BattlePlanState(GameState[Action]):
             self._apply_battle(action)
         self._advance()
 
-    def information_state_string(self, player: int) -> str:
-        """The table as ``player`` sees it: the board, shields, carriers, the token, the
-        dice and assignments, every revealed card, the number of cards in each stack and
-        whether each piece has a buff, hand sizes, the deck and discard counts; the
-        player's own stacks, buffs and hand. The opponent's unrevealed cards, unused
-        buffs and hand are not in it."""
+    def information_state_string(self, player: Seat) -> str:
+        """The table as ``player`` (0, 1, ``"p1"`` or ``"p2"``) sees it: the board,
+        shields, carriers, the token, the dice and assignments, every revealed card, the
+        number of cards in each stack and whether each piece has a buff, hand sizes, the
+        deck and discard counts; the player's own stacks, buffs and hand. The opponent's
+        unrevealed cards, unused buffs and hand are not in it."""
+        player = player_index(player, SEATS)
         out = [
             f"phase {PHASE_NAMES[self.phase]} round {self.round} first {self.first} "
             f"turn {self.turn} me {player}",
@@ -420,10 +422,12 @@ class BattlePlanState(GameState[Action]):
 
     # ------------------------------------------------------------------ notation
 
-    def public_action_string(self, action: Action, viewer: int) -> str | None:
-        """What ``viewer`` may be told of ``action`` (Plan phase: the other player's stack
-        cards and buff kinds are face down, and so are his buff draws; the number of
-        cards on a stack and whether a piece has a buff are public)."""
+    def public_action_string(self, action: Action, viewer: Seat) -> str | None:
+        """What ``viewer`` (0, 1, ``"p1"`` or ``"p2"``) may be told of ``action`` (Plan
+        phase: the other player's stack cards and buff kinds are face down, and so are his
+        buff draws; the number of cards on a stack and whether a piece has a buff are
+        public)."""
+        viewer = player_index(viewer, SEATS, "viewer")
         text = self.action_to_string(action)
         if DRAW <= action < ROLLOFF:
             who = self.pending[0][1] if self.pending else 0

@@ -60,6 +60,7 @@ from battlejudge.engines.game import (
     GameState,
     IllegalActionError,
 )
+from battlejudge.engines.seats import Seat, player_index
 from battlejudge.solver.errors import InputError
 from battlejudge.solver.force_duel import ForceQuestion, outcome, side_total
 
@@ -313,21 +314,26 @@ class ForceDuelState(GameState[Action]):
         play)."""
         return held_effects(self.book, self.strategy, self.in_play)
 
-    def battle_cards(self, p: int) -> int:
-        """How many battle cards (not unit cards) are left in ``p``'s deck."""
+    def battle_cards(self, p: Seat) -> int:
+        """How many battle cards (not unit cards) are left in ``p``'s deck (``p``: 0, 1,
+        ``"p1"`` or ``"p2"``)."""
+        p = player_index(p, SEATS)
         nb = self.nb
         return sum(1 for k in self.decks[p] if k < nb)
 
-    def weapon_choices(self, p: int) -> list[int]:
-        """The weapons ``p`` may name: one if an effect forces it, else all. The
-        attacker names his before the strategy cards, so only unit cards bind him."""
+    def weapon_choices(self, p: Seat) -> list[int]:
+        """The weapons ``p`` (0, 1, ``"p1"`` or ``"p2"``) may name: one if an effect forces
+        it, else all. The attacker names his before the strategy cards, so only unit cards
+        bind him."""
+        p = player_index(p, SEATS)
         held = self.held()
         forced = forced_weapon(self.book, held[1 - p], with_strategy=p != self.attacker)
         return [forced] if forced is not None else list(range(len(self.book.weapons)))
 
-    def force_choices(self, p: int) -> tuple[int, ...]:
-        """The Force card counts player ``p`` may show, given the enemy's effects and ``p``'s
-        battle cards."""
+    def force_choices(self, p: Seat) -> tuple[int, ...]:
+        """The Force card counts player ``p`` (0, 1, ``"p1"`` or ``"p2"``) may show, given
+        the enemy's effects and ``p``'s battle cards."""
+        p = player_index(p, SEATS)
         return force_choices(self.held()[1 - p], self.battle_cards(p))
 
     def _take_strategy(self, p: int, s: int) -> None:
@@ -467,11 +473,12 @@ class ForceDuelState(GameState[Action]):
 
     # -- questions ----------------------------------------------------------------
 
-    def force_question(self, player: int) -> ForceQuestion:
-        """The Force question of ``player`` from what he knows: both weapons, the cards
-        on the table, his own deck, and the opponent's remaining battle cards (his deck
-        minus the cards out of the game: public) in unknown order. Needs both weapons
-        named (the force phase)."""
+    def force_question(self, player: Seat) -> ForceQuestion:
+        """The Force question of ``player`` (0, 1, ``"p1"`` or ``"p2"``) from what he
+        knows: both weapons, the cards on the table, his own deck, and the opponent's
+        remaining battle cards (his deck minus the cards out of the game: public) in
+        unknown order. Needs both weapons named (the force phase)."""
+        player = player_index(player, SEATS)
         if self.phase != FORCE:
             raise InputError(
                 f"the Force question is asked once both weapons are named, not in the "
@@ -511,10 +518,12 @@ class ForceDuelState(GameState[Action]):
             return f"force {action - FORCE_BASE}"
         return f"first attacker {SEATS[action - FIRST_BASE]}"
 
-    def public_action_string(self, action: Action, viewer: int) -> str | None:
-        """What ``viewer`` sees of ``action`` taken in this state (None: nothing worth
-        saying): his own draws and commits in full, the other player's hidden ones as
-        "a card", and no line for each card shuffled into the other player's deck."""
+    def public_action_string(self, action: Action, viewer: Seat) -> str | None:
+        """What ``viewer`` (0, 1, ``"p1"`` or ``"p2"``) sees of ``action`` taken in this
+        state (None: nothing worth saying): his own draws and commits in full, the other
+        player's hidden ones as "a card", and no line for each card shuffled into the other
+        player's deck."""
+        viewer = player_index(viewer, SEATS, "viewer")
         mover = self.current_player()
         if self.phase == SHUFFLE:
             return self.action_to_string(action) if self.actor == viewer else None
@@ -592,11 +601,12 @@ class ForceDuelState(GameState[Action]):
 
     # -- what a player sees -------------------------------------------------------
 
-    def information_state_string(self, player: int) -> str:
-        """Everything ``player`` knows: the public table, his own deck in order and his
-        hand; of the opponent only the counts, and his strategy card once both are down.
-        Commits are hidden from the other player until revealed (turn-based
-        simultaneous moves)."""
+    def information_state_string(self, player: Seat) -> str:
+        """Everything ``player`` (0, 1, ``"p1"`` or ``"p2"``) knows: the public table, his
+        own deck in order and his hand; of the opponent only the counts, and his strategy
+        card once both are down. Commits are hidden from the other player until revealed
+        (turn-based simultaneous moves)."""
+        player = player_index(player, SEATS)
         book = self.book
         other = 1 - player
         lines = [
@@ -696,9 +706,11 @@ class ForceDuelState(GameState[Action]):
             raise InputError(f"saved Force Duel state is malformed: {e}") from None
         return state
 
-    def card_count(self, p: int) -> int:
-        """Every card of ``p``'s battle deck is in the deck, still to be shuffled in,
-        or out of the game: this is always the deck size (conservation)."""
+    def card_count(self, p: Seat) -> int:
+        """Every card of ``p``'s battle deck (``p``: 0, 1, ``"p1"`` or ``"p2"``) is in the
+        deck, still to be shuffled in, or out of the game: this is always the deck size
+        (conservation)."""
+        p = player_index(p, SEATS)
         return len(self.decks[p]) + sum(self.pools[p]) + sum(self.out[p])
 
 

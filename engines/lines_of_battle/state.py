@@ -47,6 +47,7 @@ from battlejudge.engines.lines_of_battle.actions import (
     parse,
     to_string,
 )
+from battlejudge.engines.seats import Seat, player_index
 from battlejudge.solver.errors import InputError, RuleError
 from battlejudge.solver.lines_of_battle import core
 from battlejudge.solver.lines_of_battle.core import (
@@ -98,9 +99,11 @@ class Unit(NamedTuple):
     flags: int = 0
 
 
-def zone(board: Board, player: int) -> list[Square]:
-    """The deployment zone (docs/rulings.md): rows 1-2 for p1, rows 9-10 for p2, columns
-    B-I; on other boards, the two home rows without the edge columns."""
+def zone(board: Board, player: Seat) -> list[Square]:
+    """The deployment zone (docs/rulings.md) of ``player`` (0, 1, ``"p1"`` or ``"p2"``):
+    rows 1-2 for p1, rows 9-10 for p2, columns B-I; on other boards, the two home rows
+    without the edge columns."""
+    player = player_index(player, SEATS)
     rows = (0, 1) if player == 0 else (board.height - 2, board.height - 1)
     cols = range(1, board.width - 1)
     return sorted(r * board.width + c for r in rows for c in cols)
@@ -196,9 +199,10 @@ class LinesOfBattleState(GameState[Action]):
         twin.deployed = list(self.deployed)
         return twin
 
-    def information_state_string(self, player: int) -> str:
+    def information_state_string(self, player: Seat) -> str:
         """Everything is public in Lines of Battle (deployment is made in the open,
-        house rule), so every player knows the whole state."""
+        house rule), so every player (0, 1, ``"p1"`` or ``"p2"``) knows the whole state."""
+        player_index(player, SEATS)  # still refuse a seat the game does not have
         return self.serialize()
 
     def serialize(self) -> str:
@@ -242,8 +246,9 @@ class LinesOfBattleState(GameState[Action]):
 
     # --- rules ---------------------------------------------------------------
 
-    def units_of(self, player: int) -> list[tuple[Square, Unit]]:
-        """The squares and units of ``player``, in square order."""
+    def units_of(self, player: Seat) -> list[tuple[Square, Unit]]:
+        """The squares and units of ``player`` (0, 1, ``"p1"`` or ``"p2"``), in square order."""
+        player = player_index(player, SEATS)
         return [(sq, u) for sq, u in enumerate(self.cells) if u is not None and u.owner == player]
 
     def target_of(self, sq: Square) -> Square | None:
