@@ -121,6 +121,19 @@ def split_bots(text: str, info: GameInfo, at_least: int, **bot_opts: Any) -> lis
     return names
 
 
+def max_steps_option(f: F) -> F:
+    """``--max-steps N``: the step limit of every game (docs/rulings.md, "Games that do not
+    end")."""
+    return click.option(
+        "--max-steps",
+        type=click.IntRange(min=1),
+        default=None,
+        metavar="N",
+        help="A game still going after N actions (chance's included) stops the run with "
+        "exit 2, naming its seed and bots (default: the game's own limit, Battle Line 6000).",
+    )(f)
+
+
 def cluster_option(f: F) -> F:
     """``--cluster``: where the games are played (issue 18)."""
     return click.option(
@@ -160,6 +173,7 @@ def cluster_mapper(cluster: str) -> Any:
 )
 @log_options("every claim (games that decide claims: Battle Line)")
 @bot_options
+@max_steps_option
 @cluster_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON line per game.")
 @game_options
@@ -172,6 +186,7 @@ def selfplay(
     key: str | None,
     budget: float | None,
     iterations: int | None,
+    max_steps: int | None,
     cluster: str,
     as_json: bool,
     game: str,
@@ -180,7 +195,10 @@ def selfplay(
 ) -> None:
     """Bots play --games games, every game recorded (with --out), reproducible from the
     seed: game i uses chance seed seed*1000003+i, and the two bots swap seats every game.
-    Games that decide claims (Battle Line) certify every claim, and log it with --log."""
+    Games that decide claims (Battle Line) certify every claim, and log it with --log.
+
+    Exit 0 done, 2 bad input, or a game that did not end within --max-steps (named with
+    its seed and bots; the games before it are kept)."""
     info, options = resolve(game, option_pairs, cards)
     if log_path is not None and not info.logs_claims:
         raise InputError(f"--log: {info.title} decides no claims, so there is nothing to log")
@@ -202,6 +220,7 @@ def selfplay(
         log=log,
         bot_options=extra,
         mapper=play_on,
+        max_steps=max_steps,
     )
     wins = [0] * len(names)  # by position in ``names`` (the two bots may have one name)
     draws = 0
@@ -238,6 +257,7 @@ def selfplay(
 @click.option("--games", default=10, show_default=True, type=int, help="Games per pair of bots.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Tournament seed.")
 @bot_options
+@max_steps_option
 @cluster_option
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 @game_options
@@ -247,6 +267,7 @@ def tournament(
     seed: int,
     budget: float | None,
     iterations: int | None,
+    max_steps: int | None,
     cluster: str,
     as_json: bool,
     game: str,
@@ -262,7 +283,8 @@ def tournament(
     from the seed, except that a searching bot's moves depend on the machine's speed
     under --budget; use --iterations for exact replays.
 
-    Exit 0 done, 2 bad input (unknown bot, --games < 1, --budget <= 0).
+    Exit 0 done, 2 bad input (unknown bot, --games < 1, --budget <= 0) or a game that
+    did not end within --max-steps (named with its seed and bots).
     """
     if games < 1:
         raise InputError(f"--games must be at least 1, got {games}")
@@ -281,6 +303,7 @@ def tournament(
             bot_options=extra,
             progress=lambda _s: tick(),
             mapper=play_on,
+            max_steps=max_steps,
         )
     thinking = ""
     if iterations is not None:

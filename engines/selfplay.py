@@ -26,7 +26,7 @@ from battlejudge.engines.games import (
     get_game,
 )
 from battlejudge.engines.records import header_block
-from battlejudge.engines.runner import play_game
+from battlejudge.engines.runner import check_max_steps, play_game
 from battlejudge.proofs.log import claim_record, game_record
 from battlejudge.solver.errors import InputError
 
@@ -165,6 +165,9 @@ class SelfplayRun:
     """The record files' suffix, or None when no records are kept."""
     log: bool
     """Whether the game's claims are kept for the proof log."""
+    max_steps: int | None = None
+    """A game still going after this many actions raises ``StepLimitError`` (None: the
+    game's own limit)."""
 
 
 @dataclass(frozen=True)
@@ -207,7 +210,9 @@ def play_selfplay_game(run: SelfplayRun, index: int, game: GameInfo | None = Non
     )
     claims = ClaimCollector()
     setup = Setup(log=claims if run.log else None, game_id=game_id)
-    state, played = play_game(info, bots, gs, run.options, setup=setup, meta=meta)
+    state, played = play_game(
+        info, bots, gs, run.options, setup=setup, meta=meta, max_steps=run.max_steps
+    )
     summary = GameSummary(
         game_id,
         gs,
@@ -233,14 +238,19 @@ def selfplay(
     log: BatchClaimLog | None = None,
     bot_options: Mapping[str, Any] | None = None,
     mapper: Mapper[int, PlayedGame] | None = None,
+    max_steps: int | None = None,
 ) -> Iterator[GameSummary]:
     """Play ``games`` games between the named bots (one per seat; see the module for
     seats and seeds), yielding a summary after each, in game order; records go to ``out``
     and claims to ``log``. ``mapper`` plays the games (default: one after the other here;
     ``battlejudge.apps.cluster`` plays them on a Ray cluster); whoever plays them, the
     claims are committed and the records written here, in game order, so the results, the
-    records and the log's claims are the same for the same seed. Bad names raise
-    :class:`InputError` before the first game."""
+    records and the log's claims are the same for the same seed. Bad names, and a
+    ``max_steps`` below 1, raise :class:`InputError` before the first game; a game still
+    going after ``max_steps`` actions (None: the game's own limit) raises
+    :class:`~battlejudge.engines.runner.StepLimitError` naming its id, seed and bots, the
+    games before it kept (docs/rulings.md, "Games that do not end")."""
+    check_max_steps(max_steps)
     extra = dict(bot_options or {})
     check_bots(game, names, extra)
     if out is not None:
@@ -254,6 +264,7 @@ def selfplay(
         date.today().strftime("%Y.%m.%d"),
         None if out is None else game.suffix,
         log is not None,
+        max_steps,
     )
     if mapper is None:
         played: Iterable[PlayedGame] = map(

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from battlejudge.engines.games import GameInfo, Options, Setup, get_game
-from battlejudge.engines.runner import play_game
+from battlejudge.engines.games import GameInfo, GameMeta, Options, Setup, get_game
+from battlejudge.engines.runner import check_max_steps, play_game
 from battlejudge.solver.errors import InputError
 
 Z95 = 1.959963984540054
@@ -169,16 +169,30 @@ def play_tournament_game(
     options: Options | None,
     bot_options: Mapping[str, Any],
     spec: GameSpec,
+    *,
+    max_steps: int | None = None,
 ) -> int | None:
     """Play one scheduled game (``game`` a :class:`GameInfo` or a registered game's name)
     and return the winning seat, or None for a draw: a pure function of its arguments, so
-    any process plays the same game. Claims are decided exactly, not certified."""
+    any process plays the same game. Claims are decided exactly, not certified. A game
+    still going after ``max_steps`` actions (None: the game's own limit) raises
+    :class:`~battlejudge.engines.runner.StepLimitError` naming its seed and bots."""
     info = get_game(game) if isinstance(game, str) else game
     bots = [
         info.make_bot(spec.north, spec.north_seed, **bot_options),
         info.make_bot(spec.south, spec.south_seed, **bot_options),
     ]
-    _, played = play_game(info, bots, spec.seed, options, setup=Setup(certify=False), record=False)
+    names = {info.seats[0]: spec.north, info.seats[1]: spec.south}  # as given: module:Class
+    _, played = play_game(
+        info,
+        bots,
+        spec.seed,
+        options,
+        setup=Setup(certify=False),
+        meta=GameMeta(seed=spec.seed, bots=names),
+        record=False,
+        max_steps=max_steps,
+    )
     return played.winner
 
 
@@ -192,19 +206,24 @@ def run_tournament(
     bot_options: Mapping[str, Any] | None = None,
     progress: Callable[[GameSpec], None] | None = None,
     mapper: PlayAll | None = None,
+    max_steps: int | None = None,
 ) -> list[PairResult]:
     """A round robin of ``game``'s bots (see the module for seats and seeds); every bot
     gets ``bot_options`` it takes (``budget_s``, ``iterations``). Claims are decided
     exactly but not certified (faster; the games are the same). ``mapper`` plays the
     games (default here; ``battlejudge.apps.cluster`` on a Ray cluster, where workers
     look the game up by name): the results are the same for the same seed. Unknown bot
-    names raise :class:`InputError` before any game is played."""
+    names, and a ``max_steps`` below 1, raise :class:`InputError` before any game is
+    played; a game still going after ``max_steps`` actions (None: the game's own limit)
+    raises :class:`~battlejudge.engines.runner.StepLimitError` naming its seed and bots
+    (docs/rulings.md, "Games that do not end")."""
+    check_max_steps(max_steps)
     extra = dict(bot_options or {})
     for name in dict.fromkeys(names):
         game.make_bot(name, 0, **extra)  # fail fast on a bad name
     opts = None if options is None else dict(options)
     if mapper is None:
-        play: PlayOne = partial(play_tournament_game, game, opts, extra)
+        play: PlayOne = partial(play_tournament_game, game, opts, extra, max_steps=max_steps)
     else:
-        play = partial(play_tournament_game, game.name, opts, extra)
+        play = partial(play_tournament_game, game.name, opts, extra, max_steps=max_steps)
     return run_round_robin(names, games, seed, play, progress, mapper)
