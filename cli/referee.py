@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from battlejudge.cli.common import (
+    EXIT_NO,
     EXIT_OK,
     Renamed,
     emit_json,
@@ -82,9 +83,14 @@ def referee(
     Ctrl-C, SIGTERM and SIGHUP stop the match: the bots are killed, the records of the
     games that ended are kept, the summary covers them, and the exit status is 128 +
     the signal's number.
+
+    Exit 0 when the games were played; 1 when a program could not play (it forfeited
+    every game, or none of its replies could be used: one line on stderr names it, and
+    the summary's could_not_play); 2 bad input; 128 + n stopped by signal n.
     """
     from battlejudge.apps.protocol.referee import (
         Interrupted,
+        could_not_play,
         referee_match,
         stop_signals_interrupt,
         summarize,
@@ -127,6 +133,7 @@ def referee(
         if proof_log is not None:
             proof_log.close()
     programs = summarize(north, south, results)
+    failed = could_not_play(north, south, results)
     draws = sum(1 for r in results if r.winner == "draw")
     if stopped is not None:
         name = signal.Signals(stopped).name
@@ -144,6 +151,7 @@ def referee(
                     "forfeits": sum(1 for r in results if r.forfeit is not None),
                     "violations": sum(len(r.violations) for r in results),
                     "programs": [p.to_json() for p in programs],
+                    "could_not_play": [f.to_json() for f in failed],
                     "stopped_by": None if stopped is None else signal.Signals(stopped).name,
                 }
             }
@@ -155,7 +163,11 @@ def referee(
                 f"  {p.name or p.command}: {p.wins} wins, {p.losses} losses, {p.draws} draws, "
                 f"{p.forfeits} forfeits, {p.violations} violations  [{p.command}]"
             )
-    raise click.exceptions.Exit(EXIT_OK if stopped is None else 128 + stopped)
+    for f in failed:  # a match a program never played is no success
+        click.echo(f"battlejudge referee: {f.sentence()}", err=True)
+    if stopped is not None:
+        raise click.exceptions.Exit(128 + stopped)
+    raise click.exceptions.Exit(EXIT_NO if failed else EXIT_OK)
 
 
 @click.command()

@@ -29,6 +29,10 @@ Failures, as the reference engine treats them:
   (``timeout``), or prints a line it was not asked for (``unsolicited``) forfeits the game;
   the reason is recorded. A program that cannot be started forfeits as ``crash``.
 
+A program that failed in every game it played (it forfeited each, or none of its replies
+could be used) did not play the match: :func:`could_not_play` names it, and the
+``referee`` command exits 1 saying so, so a broken bot is never reported as a success.
+
 Guarantees: whatever the bots do, :func:`referee_game` returns a result and leaves no
 process of either bot running: the process group gets SIGTERM, then SIGKILL after a
 grace period, and the bot is reaped (the group id cannot be reused meanwhile: the
@@ -136,6 +140,8 @@ class Forfeit:
     seat: pr.Seat
     kind: ForfeitKind
     detail: str
+    status: int | None = None
+    """A crashed bot's exit status when it had exited (negative: the signal that ended it)."""
 
     def sentence(self) -> str:
         """The forfeit in one sentence: who, why and the detail."""
@@ -253,7 +259,7 @@ class BotProcess:
             time.sleep(0.005)
             status = self.exit_status()
         tail = f" (exit status {status})" if status is not None else ""
-        return _Forfeited(Forfeit(self.seat, "crash", f"{what}{tail}"))
+        return _Forfeited(Forfeit(self.seat, "crash", f"{what}{tail}", status))
 
     def exit_status(self) -> int | None:
         """The exit status if the bot has exited, without reaping it (None if running)."""
@@ -792,6 +798,116 @@ class ProgramSummary:
             "forfeits": self.forfeits,
             "violations": self.violations,
         }
+
+
+FailureKind = Literal["crash", "timeout", "unsolicited", "unusable"]
+"""How a program failed a game: the three forfeits, or ``unusable`` (it was asked to play
+and every reply it gave had to be replaced)."""
+
+_FAILED: dict[str, str] = {
+    "crash": "crashed",
+    "timeout": "timed out",
+    "unsolicited": "broke the protocol",
+    "unusable": "gave no usable reply",
+}
+
+
+@dataclass(frozen=True)
+class CouldNotPlay:
+    """A program that failed every game it was in: it forfeited (crashed, timed out, broke
+    the protocol) or none of its replies could be used. ``program`` names it by the seat
+    it was given (``north`` for the match's first program, whose seat ``--swap`` changes)."""
+
+    program: pr.Seat
+    command: str
+    games: int
+    kinds: tuple[FailureKind, ...]
+    """How it failed, game by game."""
+    accounts: tuple[str, ...]
+    """What happened, game by game, as a clause: ``it exited at once (status 1)``."""
+
+    def sentence(self) -> str:
+        """One line: ``north (/bin/false) could not play: it exited at once (status 1) in
+        all 3 games``."""
+        where = {1: "in its one game", 2: "in both games"}.get(
+            self.games, f"in all {self.games} games"
+        )
+        if len(set(self.accounts)) == 1:
+            what = f"{self.accounts[0]} {where}"
+        else:
+            verbs = list(dict.fromkeys(_FAILED[k] for k in self.kinds))
+            said = verbs[0] if len(verbs) == 1 else ", ".join(verbs[:-1]) + " or " + verbs[-1]
+            what = f"{where} it {said} (game 1: {self.accounts[0]})"
+        return f"{self.program} ({self.command}) could not play: {what}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The failure as JSON: the program (its seat), command, games, how it failed in each
+        game (``crash``, ``timeout``, ``unsolicited``, ``unusable``) and the one-line message."""
+        return {
+            "program": self.program,
+            "command": self.command,
+            "games": self.games,
+            "kinds": list(self.kinds),
+            "message": self.sentence(),
+        }
+
+
+GO_PLAY: Final = pr.format_message(pr.GoPlay())
+
+
+def _exit_text(status: int) -> str:
+    if status >= 0:
+        return f"status {status}"
+    try:
+        return f"killed by {signal.Signals(-status).name}"
+    except ValueError:
+        return f"killed by signal {-status}"
+
+
+def _failure(result: GameResult, seat: pr.Seat) -> tuple[FailureKind, str] | None:
+    """How the program at ``seat`` failed this game (a clause saying what happened), or
+    None if it played: it forfeited, or it was asked to play and no reply was usable."""
+    f = result.forfeit
+    if f is not None and f.seat == seat:
+        answered = any(s == seat and way == "<" for s, way, _ in result.transcript)
+        if f.kind == "crash" and not answered and f.status is not None:
+            return "crash", f"it exited at once ({_exit_text(f.status)})"
+        verb = _FAILED[f.kind]
+        return f.kind, f"it {verb} ({f.detail})"
+    asked = sum(
+        1 for s, way, line in result.transcript if s == seat and way == ">" and line == GO_PLAY
+    )
+    bad = [v for v in result.violations if v.seat == seat and v.turn > 0]
+    if asked and len(bad) == asked:
+        return "unusable", f"none of its replies could be used ({bad[0].detail})"
+    return None
+
+
+def could_not_play(first: str, second: str, results: list[GameResult]) -> list[CouldNotPlay]:
+    """The programs (``first`` north, ``second`` south, as :func:`referee_match` seats
+    them) that failed every game of ``results``: each forfeited (crash, timeout,
+    unsolicited lines) or gave no usable reply when asked to play. Empty when both played,
+    or when no game was played."""
+    out = []
+    for index, command in enumerate((first, second)):
+        failures = []
+        for r in results:
+            failure = _failure(r, pr.SEATS[index ^ int(r.swapped)])
+            if failure is None:
+                break
+            failures.append(failure)
+        else:
+            if failures:
+                out.append(
+                    CouldNotPlay(
+                        pr.SEATS[index],
+                        command,
+                        len(failures),
+                        tuple(k for k, _ in failures),
+                        tuple(a for _, a in failures),
+                    )
+                )
+    return out
 
 
 def summarize(first: str, second: str, results: list[GameResult]) -> list[ProgramSummary]:
