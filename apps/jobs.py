@@ -26,15 +26,16 @@ from battlejudge.proofs.battleline.certificate import (
     from_file_model,
     to_file_model,
 )
-from battlejudge.proofs.log import proved_record
+from battlejudge.proofs.log import PreparedRecord, prepare_record, proved_record
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError, VerificationError, invalid
 from battlejudge.solver.json_input import parse_json
 
 Answer: TypeAlias = tuple[int, bytes]
 """An HTTP status and its JSON body."""
-Proved: TypeAlias = "tuple[int, bytes, dict[str, Any] | None, dict[str, Any]]"
-"""An answer, the claim record for the proof log (when kept) and the log's context."""
+Proved: TypeAlias = "tuple[int, bytes, PreparedRecord | None, dict[str, Any]]"
+"""An answer, the claim record for the proof log (when kept, encoded here: the service's
+own process only chains, signs and writes it) and the log's context."""
 
 
 def _error(status: int, message: str) -> Answer:
@@ -95,7 +96,7 @@ def prove_claim(
     conflict_limit: int | None,
     keep_proof: bool,
     context: dict[str, Any] | None = None,
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
+) -> tuple[dict[str, Any], PreparedRecord | None]:
     """The certified verdict of ``q`` as ``battlejudge claim --json`` prints it (proved
     and verified, or the verified proof of the same question asked before: :func:`proved`),
     and, when ``keep_proof``, its claim record for the proof log (with ``context``: made
@@ -108,8 +109,9 @@ def prove_claim(
     answer = claim_json(
         p, verified=verified, certificate=cert if certificate else None, micros=micros
     )
-    record = proved_record(p, cert, **(context or {})) if keep_proof else None
-    return answer, record
+    if not keep_proof:
+        return answer, None
+    return answer, prepare_record(proved_record(p, cert, **(context or {})))
 
 
 def answer_claim(
@@ -131,7 +133,7 @@ def answer_claim(
 
 def answer_item(
     index: int, item: Any, certificate: bool, conflict_limit: int | None, keep_proof: bool
-) -> tuple[dict[str, Any], dict[str, Any] | None]:
+) -> tuple[dict[str, Any], PreparedRecord | None]:
     """One question of ``POST /v1/claims:batch``: ``{"index", **answer}``, or
     ``{"index", "error"}`` when it is not a valid question."""
     try:

@@ -52,6 +52,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Final, TypeVar
 
@@ -68,7 +69,7 @@ from battlejudge.apps.workers import WorkerPool
 from battlejudge.engines.battleline.position import PositionFile
 from battlejudge.proofs.battleline.certificate import CertificateFile
 from battlejudge.proofs.budget import DEFAULT_MEMORY_LIMIT
-from battlejudge.proofs.log import proved_record
+from battlejudge.proofs.log import PreparedRecord, proved_record
 from battlejudge.proofs.sequencer import DEFAULT_INTERVAL, Sequencer
 from battlejudge.proofs.store import StoreError, open_store
 from battlejudge.solver import battleline as bl
@@ -109,8 +110,9 @@ class ServiceConfig:
     ``postgresql://`` URL, which several services may share) and its signing key; each
     answer logged carries its record's ``log_seq``. While the log cannot be written the
     service refuses claims (503), unless ``log_optional``: then it answers them unlogged.
-    Answered claims are pooled and committed together (:mod:`~battlejudge.proofs.sequencer`)
-    at most every ``commit_interval`` seconds; ``witnesses`` (``URL=VKEY``) cosign each
+    Answered claims are pooled and committed together as they come, and a checkpoint of
+    them published at most every ``checkpoint_interval`` seconds
+    (:mod:`~battlejudge.proofs.sequencer`); ``witnesses`` (``URL=VKEY``) cosign each
     checkpoint.
     Clients: ``api_keys`` maps key hashes to client names (None: no keys);
     ``client_concurrency`` requests in progress and ``rate_limit`` questions per second
@@ -126,7 +128,7 @@ class ServiceConfig:
     log_path: str | None = None
     key_path: str | None = None
     log_optional: bool = False
-    commit_interval: float = DEFAULT_INTERVAL
+    checkpoint_interval: float = DEFAULT_INTERVAL
     witnesses: tuple[str, ...] = ()
     dedicated: bool = False
     workers: int = 1
@@ -203,7 +205,7 @@ class Adjudicator:
         links = [parse_witness_option(w) for w in cfg.witnesses]
         cosign = Cosigners(links) if links else None
         self.log = open_store(cfg.log_path, self._key, cosign=cosign)
-        self.sequencer = Sequencer(self.log, interval=cfg.commit_interval)
+        self.sequencer = Sequencer(self.log, interval=cfg.checkpoint_interval)
 
     async def start(self) -> None:
         """Start every worker process now rather than on the first requests."""
@@ -240,17 +242,17 @@ class Adjudicator:
         return await self.queue.run(client, work)
 
     async def record(
-        self, proofs: list[tuple[bl.ProvedClaim | dict[str, Any], dict[str, Any]]]
+        self, proofs: list[tuple[bl.ProvedClaim | PreparedRecord, dict[str, Any]]]
     ) -> list[int | None]:
         """Append answered claims (proved claims, or their records made in a worker) to
         the proof log (when there is one) before answering: pooled with every other
-        client's and committed together by the sequencer, at most one commit interval
-        later; their records' seqs (None where unlogged). A log that cannot be written is
+        client's and committed together by the sequencer as soon as the commit in progress
+        is done; their records' seqs (None where unlogged). A log that cannot be written is
         a 503 :class:`ServiceError`, unless ``log_optional``: then the claims go unlogged."""
         if not self.keeps_log or not proofs:
             return [None] * len(proofs)
-        records = [
-            {**p, **context} if isinstance(p, dict) else proved_record(p, **context)
+        records = [  # a worker's record has its context in already
+            p if isinstance(p, PreparedRecord) else proved_record(p, **context)
             for p, context in proofs
         ]
         try:
@@ -534,7 +536,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             limits.charge(client, len(items) - 1)
             j = judge()
 
-            async def one(i: int, item: Any) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+            async def one(i: int, item: Any) -> tuple[PreparedRecord | None, dict[str, Any]]:
                 try:
                     result, p = await j.job(
                         client,
@@ -710,15 +712,24 @@ def add_log_routes(app: FastAPI, judge: Callable[[], Adjudicator]) -> None:
         """The proof that record ``seq`` (the ``log_seq`` of an answer) is in the proof
         log, as ``battlejudge log prove``: the record, its index, the audit path and the
         signed checkpoint, computed from a few tiles; check it with ``battlejudge log
-        verify-inclusion``."""
-        try:
-            v = view()
-            proof = await read(lambda: v.inclusion_proof(seq))
-        except ServiceError as e:
-            return _json_response(e.status, e.body)
-        except InputError as e:  # no such record (or a tile missing: named, no path)
-            return _json_response(404, {"error": str(e).replace(str(v.name), "the log")})
-        return _json_response(200, proof)
+        verify-inclusion``. A record committed but not yet in a checkpoint is answered
+        once the next checkpoint is out (within the checkpoint interval)."""
+        loop = asyncio.get_running_loop()
+        j = judge()
+        deadline = loop.time() + j.config.checkpoint_interval + 2.0
+        while True:
+            try:
+                v = view()
+                proof = await read(partial(v.inclusion_proof, seq))
+            except ServiceError as e:
+                return _json_response(e.status, e.body)
+            except InputError as e:  # no such record (or a tile missing: named, no path)
+                committed = j.log.next_seq if j.log is not None else 0
+                if seq < committed and loop.time() < deadline:
+                    await asyncio.sleep(0.02)  # in the log, not yet in a checkpoint
+                    continue
+                return _json_response(404, {"error": str(e).replace(str(v.name), "the log")})
+            return _json_response(200, proof)
 
 
 def _with_seq(data: bytes, seq: int | None) -> bytes:

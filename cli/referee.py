@@ -319,13 +319,14 @@ def bot(
     "instead of refusing them (503).",
 )
 @click.option(
-    "--commit-interval",
-    type=click.FloatRange(0.0, 0.25),
-    default=0.1,
+    "--checkpoint-interval",
+    type=click.FloatRange(0.0, 60.0),
+    default=0.25,
     show_default=True,
     metavar="SECONDS",
-    help="The --log commits the claims answered meanwhile together (one write, one "
-    "signed checkpoint) at most this often; an idle log commits a claim at once.",
+    help="The --log commits answered claims together as they come (one write and fsync "
+    "a commit) and publishes a signed checkpoint of them (tiles, witnesses) at most this "
+    "often.",
 )
 def serve(
     host: str,
@@ -347,7 +348,7 @@ def serve(
     log_path: str | None,
     key: str | None,
     log_optional: bool,
-    commit_interval: float,
+    checkpoint_interval: float,
 ) -> None:
     """Serve certified claims over HTTP (JSON API; Swagger UI at /docs; web table at /).
 
@@ -380,7 +381,7 @@ def serve(
         log_path=log_path,
         key_path=key,
         log_optional=log_optional,
-        commit_interval=commit_interval,
+        checkpoint_interval=checkpoint_interval,
         witnesses=witness_options(),
         dedicated=True,
         workers=workers,

@@ -568,6 +568,67 @@ def game_record(game: str, headers: Sequence[str], time: str | None = None) -> d
     }
 
 
+_PREV: Final = b'"prev":"!PREV!"'
+_SEQ: Final = b'"seq":"!SEQ!"'
+
+
+@dataclass(frozen=True)
+class PreparedRecord:
+    """A record encoded before it has its place in the chain (made where the claim was
+    proved, e.g. in a service worker): its line in three pieces around ``prev`` and
+    ``seq``, so the log's one writer only puts those in, signs and writes. JSON escapes
+    every quote inside a string, so the pieces are found without doubt (tested equal to
+    encoding the chained record)."""
+
+    head: bytes
+    middle: bytes
+    tail: bytes
+
+    def line(self, seq: int, prev: str) -> bytes:
+        """The line with ``seq`` and ``prev`` in place (no ``sig``)."""
+        return b"".join(
+            (self.head, b'"prev":"', prev.encode("ascii"), b'"', self.middle, b'"seq":',
+             str(seq).encode("ascii"), self.tail)
+        )  # fmt: skip
+
+
+def prepare_record(record: Mapping[str, Any]) -> PreparedRecord:
+    """``record`` (:func:`claim_record`, :func:`game_record`) encoded ahead of the chain."""
+    line = encode_record(
+        {k: v for k, v in record.items() if k not in ("sig", "seq", "prev")}
+        | {"prev": "!PREV!", "seq": "!SEQ!"}
+    )
+    head, found, rest = line.partition(_PREV)
+    middle, found2, tail = rest.partition(_SEQ)
+    if not found or not found2:  # cannot happen for a record: JSON escapes quotes
+        raise ValueError("not a record to prepare")
+    return PreparedRecord(head, middle, tail)
+
+
+def chain_prepared(
+    record: PreparedRecord, seq: int, prev: str, key: Ed25519PrivateKey | None
+) -> tuple[dict[str, Any], bytes]:
+    """:func:`chain_record` for a prepared record: its line with ``seq``, ``prev`` and
+    (with ``key``) ``sig``; the record as ``{"seq", "prev", "sig"}``."""
+    line = record.line(seq, prev)
+    out: dict[str, Any] = {"seq": seq, "prev": prev}
+    if key is None:
+        return out, line
+    sig = base64.b64encode(key.sign(line)).decode("ascii")
+    out["sig"] = sig
+    at = line.rfind(b',"time":')
+    return out, line[:at] + b',"sig":"' + sig.encode("ascii") + b'"' + line[at:]
+
+
+def chain_any(
+    record: Mapping[str, Any] | PreparedRecord, seq: int, prev: str, key: Ed25519PrivateKey | None
+) -> tuple[dict[str, Any], bytes]:
+    """:func:`chain_record` or :func:`chain_prepared`, as ``record`` is."""
+    if isinstance(record, PreparedRecord):
+        return chain_prepared(record, seq, prev, key)
+    return chain_record(record, seq, prev, key)
+
+
 def chain_record(
     record: Mapping[str, Any], seq: int, prev: str, key: Ed25519PrivateKey | None
 ) -> tuple[dict[str, Any], bytes]:
@@ -735,6 +796,7 @@ class ProofLog:
         self._torn = False
         self._dirty = False  # records beyond the published checkpoint
         self._state = TileState()
+        self._held: dict[str, bytes] = {}  # full tiles not written yet
         self._open()
         try:
             fd = self._lock()
@@ -806,6 +868,7 @@ class ProofLog:
 
     def _first_look(self, size: int) -> None:
         self._last, self._seq, self._torn, self._state = GENESIS, 0, False, TileState()
+        self._held = {}
         note = _read_note(checkpoint_path(self.path))
         if self._adopt:
             self._rebuild(size, None)
@@ -929,6 +992,7 @@ class ProofLog:
             )
         covered = [] if head is None else records[: head.size]
         self._grow([r.raw for r in covered])
+        self._flush_tiles()  # the partial tiles a reader of that checkpoint needs
         if head is not None and self._state.root() != head.root:
             raise VouchError(
                 f"{self.name}: the log does not match its checkpoint of {head.time} "
@@ -943,19 +1007,25 @@ class ProofLog:
     def _new_tiles(self) -> None:
         """Start the tiles folder afresh, with a new epoch (readers cache tiles by it)."""
         shutil.rmtree(self.tiles.root, ignore_errors=True)
+        self.tiles = DirTiles(self.tiles.root)  # it remembers the folders it made
+        self._held = {}
         self.tiles.write({EPOCH: secrets.token_hex(16).encode("ascii")}, durable=[EPOCH])
 
     def _grow(self, lines: Sequence[bytes]) -> None:
-        """Add record lines to the tree's right edge and write the tiles this completes,
-        then the partial tiles of the new size."""
-        done: dict[str, bytes] = {}
+        """Add record lines to the tree's right edge; the full tiles they complete are
+        written (64 at a time), the partial ones with the next checkpoint."""
         for line in lines:
-            done.update(self._state.append(leaf_hash(line), line))
-            if len(done) >= 64:
-                self.tiles.write(done, durable=done if self.sync else ())
-                done = {}
-        if lines:
-            self.tiles.write(done | self._state.partial(), durable=done if self.sync else ())
+            self._held.update(self._state.append(leaf_hash(line), line))
+            if len(self._held) >= 64:
+                self._flush_tiles(partial=False)
+
+    def _flush_tiles(self, partial: bool = True) -> None:
+        """Write the full tiles held, and with ``partial`` the partial tiles of the size
+        the tree has now (what a checkpoint of that size needs)."""
+        tiles = self._held | (self._state.partial() if partial else {})
+        if tiles:
+            self.tiles.write(tiles, durable=self._held if self.sync else ())
+        self._held = {}
 
     @property
     def next_seq(self) -> int:
@@ -995,10 +1065,14 @@ class ProofLog:
         write, with one checkpoint after them; all or none are checked first."""
         return self.append_records([claim_record(**e) for e in entries])
 
-    def append_records(self, records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    def append_records(
+        self, records: Sequence[Mapping[str, Any] | PreparedRecord], *, publish: bool = True
+    ) -> list[dict[str, Any]]:
         """Chain, sign and append records already checked (:func:`claim_record`, or
         records read from another log: their ``seq``, ``prev`` and ``sig`` are replaced),
-        then write the tiles and the checkpoint. Returns the records as written."""
+        durably, then write the tiles and the checkpoint (``publish=False`` leaves those
+        to :meth:`publish`: the sequencer commits records as they come and publishes a
+        checkpoint at most every interval). Returns the records as written."""
         out: list[dict[str, Any]] = []
         if not records:
             return out
@@ -1008,17 +1082,31 @@ class ProofLog:
                 lines = []
                 last, seq = self._last, self._seq
                 for record in records:
-                    chained, line = chain_record(record, seq, last, self.key)
+                    chained, line = chain_any(record, seq, last, self.key)
                     out.append(chained)
                     lines.append(line)
                     last, seq = sha256_hex(line), seq + 1
                 self._write_lines(fd, lines)
                 self._last, self._seq = last, seq
                 self._grow(lines)
-                self._write_checkpoint()
+                if publish:
+                    self._write_checkpoint()
+                else:
+                    self._dirty = True
             finally:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         return out
+
+    def publish(self) -> None:
+        """Write the tiles and a signed (and cosigned) checkpoint of every record appended
+        so far, when one is due (records appended with ``publish=False``)."""
+        with self._mutex:
+            fd = self._locked()
+            try:
+                if self._dirty or self._held:
+                    self._write_checkpoint()
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
 
     def _locked(self) -> int:
         """Lock the file (reopened after a fork) and catch up with other writers."""
@@ -1074,6 +1162,7 @@ class ProofLog:
         return TileReader(self.tiles.read, self._state.size)
 
     def _write_checkpoint(self, given: str | None = None) -> None:
+        self._flush_tiles()
         note = head_note(given, self._state) or self.checkpoint().sign(self.key)
         if self.cosign is not None:
             note = self.cosign(note, self.reader())

@@ -40,9 +40,10 @@ from battlejudge.proofs.log import (
     GENESIS,
     Cosigner,
     LogRecord,
+    PreparedRecord,
     Problem,
     VouchError,
-    chain_record,
+    chain_any,
     claim_record,
     continue_chain,
     newer_format,
@@ -284,6 +285,8 @@ class PgProofLog:
         self._state = TileState(bundles=False)
         self._looked = False
         self._last = GENESIS
+        self._held: dict[str, bytes] = {}
+        self._dirty = False
         if create:
             init_pg(url)
         with self._mutex:
@@ -322,6 +325,7 @@ class PgProofLog:
     def _forget(self) -> None:
         """Look at the log afresh next time (after a transaction that rolled back)."""
         self._state, self._looked, self._last = TileState(bundles=False), False, GENESIS
+        self._held, self._dirty = {}, False
 
     def _catch_up(self, conn: Any) -> None:
         """Add the rows other writers appended since our last look to the tree's right
@@ -343,14 +347,19 @@ class PgProofLog:
         self._take(conn, rows[1:] if n else rows)
 
     def _take(self, conn: Any, rows: Sequence[Any]) -> None:
-        done: dict[str, bytes] = {}
+        """Add rows (seq, digest, leaf) to the tree's right edge; the full tiles they
+        complete are written 64 at a time, the partial ones with the next checkpoint."""
         for seq, digest, leaf in rows:
             if seq != self._state.size:
                 raise StoreError(f"{self.name}: seq {self._state.size} is missing from the log")
-            done.update(self._state.append(bytes(leaf)))
+            self._held.update(self._state.append(bytes(leaf)))
             self._last = digest
-        if rows:
-            PgTiles(conn).write(done | self._state.partial())
+            if len(self._held) >= 64:
+                self._flush_tiles(conn, partial=False)
+
+    def _flush_tiles(self, conn: Any, partial: bool = True) -> None:
+        PgTiles(conn).write(self._held | (self._state.partial() if partial else {}))
+        self._held = {}
 
     def _first_look(self, conn: Any) -> None:
         # the checkpoint first: the log only grows, so every row it covers is read after
@@ -407,6 +416,7 @@ class PgProofLog:
         rows = conn.execute("SELECT seq, digest, leaf FROM battlejudge_log ORDER BY seq").fetchall()
         if head is not None:
             self._take(conn, rows[: head.size])
+            self._flush_tiles(conn)  # the partial tiles a reader of that checkpoint needs
             if self._state.root() != head.root:
                 raise VouchError(
                     f"{self.name}: the log does not match its checkpoint of {head.time} "
@@ -445,9 +455,12 @@ class PgProofLog:
         """Append several claims in one transaction with one checkpoint."""
         return self.append_records([claim_record(**e) for e in entries])
 
-    def append_records(self, records: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    def append_records(
+        self, records: Sequence[Mapping[str, Any] | PreparedRecord], *, publish: bool = True
+    ) -> list[dict[str, Any]]:
         """Chain, sign and insert records already checked, their tiles, then a signed
-        checkpoint, in one transaction; returns the records as written."""
+        checkpoint, in one transaction (``publish=False`` leaves the checkpoint to
+        :meth:`publish`); returns the records as written."""
         if not records:
             return []
 
@@ -457,7 +470,7 @@ class PgProofLog:
             out, rows = [], []
             seq, prev = self._state.size, self._last
             for record in records:
-                chained, line = chain_record(record, seq, prev, self.key)
+                chained, line = chain_any(record, seq, prev, self.key)
                 if len(line) > MAX_ENTRY:
                     raise InputError(
                         f"a record of {len(line)} bytes: a log entry is at most {MAX_ENTRY} "
@@ -470,10 +483,25 @@ class PgProofLog:
             with conn.cursor() as cur:
                 cur.executemany("INSERT INTO battlejudge_log VALUES (%s, %s, %s, %s)", rows)
             self._take(conn, [(r[0], r[2], r[3]) for r in rows])
-            self._insert_checkpoint(conn, self.checkpoint().sign(self.key))
+            if publish:
+                self._insert_checkpoint(conn, self.checkpoint().sign(self.key))
+            else:
+                self._dirty = True
             return out
 
         return self._locked(work)  # type: ignore[no-any-return]
+
+    def publish(self) -> None:
+        """Insert the tiles and a signed (and cosigned) checkpoint of every row so far,
+        when records were appended with ``publish=False`` since the last one."""
+
+        def work(conn: Any) -> None:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (LOCK_KEY,))
+            self._catch_up(conn)
+            if self._dirty or self._held:
+                self._insert_checkpoint(conn, self.checkpoint().sign(self.key))
+
+        self._locked(work)
 
     def _locked(self, work: Any) -> Any:
         with self._mutex:
@@ -484,6 +512,8 @@ class PgProofLog:
                 raise
 
     def _insert_checkpoint(self, conn: Any, note: str) -> str:
+        self._flush_tiles(conn)
+        self._dirty = False
         if self.cosign is not None:
             note = self.cosign(note, TileReader(PgTiles(conn).read, self._state.size))
         conn.execute(
@@ -523,6 +553,7 @@ class PgProofLog:
                 if given is not None and self._state.size == given.size:
                     if self._state.root() == given.root:
                         kept = given.size
+                        self._flush_tiles(conn)  # the partial tiles of that size
                         conn.execute(
                             "INSERT INTO battlejudge_checkpoint VALUES (%s, %s)",
                             (given.size, checkpoint),

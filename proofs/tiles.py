@@ -130,6 +130,22 @@ def bundle_entries(data: bytes, width: int, where: str = "entry bundle") -> list
     return out
 
 
+def bundle_entry(data: bytes, width: int, index: int, where: str = "entry bundle") -> bytes:
+    """Entry ``index`` of a bundle of ``width`` entries, without cutting out the others;
+    :class:`TileError` if the bundle is not one of ``width`` entries."""
+    at, found = 0, b""
+    for i in range(width):
+        n = int.from_bytes(data[at : at + 2], "big")
+        if at + 2 + n > len(data):
+            raise TileError(f"{where}: not a bundle of {width} entries")
+        if i == index:
+            found = data[at + 2 : at + 2 + n]
+        at += 2 + n
+    if at != len(data) or not 0 <= index < width:
+        raise TileError(f"{where}: not a bundle of {width} entries")
+    return found
+
+
 def _split_hashes(data: bytes, width: int, where: str) -> list[bytes]:
     if len(data) != width * HASH_SIZE:
         raise TileError(
@@ -253,29 +269,36 @@ class TileState:
 
 # -- reading proofs from tiles --------------------------------------------------------------
 class _Cache:
-    """A small LRU of parsed tiles and their inner hashes, by path (tiles never change)."""
+    """An LRU of parsed tiles (and their inner hashes) and entry bundles, by path (tiles
+    never change), holding at most ``budget`` bytes (as counted by the caller)."""
 
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.items: OrderedDict[str, object] = OrderedDict()
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.used = 0
+        self.items: OrderedDict[str, tuple[object, int]] = OrderedDict()
         self.lock = threading.Lock()
 
     def get(self, path: str) -> object | None:
         with self.lock:
             item = self.items.get(path)
-            if item is not None:
-                self.items.move_to_end(path)
-            return item
+            if item is None:
+                return None
+            self.items.move_to_end(path)
+            return item[0]
 
-    def put(self, path: str, item: object) -> None:
+    def put(self, path: str, item: object, size: int) -> None:
         with self.lock:
-            self.items[path] = item
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
+            old = self.items.pop(path, None)
+            if old is not None:
+                self.used -= old[1]
+            self.items[path] = (item, size)
+            self.used += size
+            while self.used > self.budget and len(self.items) > 1:
+                self.used -= self.items.popitem(last=False)[1][1]
 
 
-SHARED_CACHE: Final = _Cache(2048)
-"""Parsed tiles shared by the readers of one process (the service's proof route)."""
+SHARED_CACHE: Final = _Cache(64 << 20)
+"""Parsed tiles shared by the readers of one process (the service's proof route): 64 MiB."""
 
 
 class TileReader:
@@ -296,7 +319,7 @@ class TileReader:
         self.fetch = fetch
         self.size = size
         self.key = key
-        self.cache = cache if cache is not None else _Cache(64)
+        self.cache = cache if cache is not None else _Cache(4 << 20)
 
     def _width(self, level: int, index: int) -> int:
         covered = self.size >> (HEIGHT * level)  # hashes at this level
@@ -332,7 +355,7 @@ class TileReader:
         while len(row) > 1:
             row = [node_hash(row[i], row[i + 1]) for i in range(0, len(row) - 1, 2)]
             rows.append(row)
-        self.cache.put(self.key + path, rows)
+        self.cache.put(self.key + path, rows, 2 * width * (HASH_SIZE + 40))
         return rows
 
     def subtree(self, start: int, end: int) -> bytes:
@@ -374,10 +397,10 @@ class TileReader:
         path = tile_path(None, bundle, width)
         cached = self.cache.get(self.key + path)
         if cached is None:
-            cached = bundle_entries(self._get(None, bundle, width), width, path)
-            self.cache.put(self.key + path, cached)
-        entries: list[bytes] = cached  # type: ignore[assignment]
-        return entries[at]
+            cached = self._get(None, bundle, width)
+            self.cache.put(self.key + path, cached, len(cached) + 40)
+        data: bytes = cached  # type: ignore[assignment]
+        return bundle_entry(data, width, at, path)
 
 
 # -- where tiles live -----------------------------------------------------------------------
@@ -403,12 +426,13 @@ class DirTiles:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
+        self._folders: set[Path] = set()  # made already
 
     def read(self, path: str) -> bytes | None:
         """The file's bytes, or None."""
         try:
             with open(self.root / path, "rb") as f:
-                return f.read(WIDTH * (MAX_ENTRY + 2) + 1)
+                return f.read()  # our own files: a tile or a bundle, at most ~16 MiB
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             return None
 
@@ -417,9 +441,16 @@ class DirTiles:
         sync = set(durable)
         for path, data in tiles.items():
             target = self.root / path
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if target.parent not in self._folders:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                self._folders.add(target.parent)
             tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+            try:
+                fd = os.open(tmp, flags, 0o644)
+            except FileNotFoundError:  # the folder was removed since (a rebuild elsewhere)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(tmp, flags, 0o644)
             try:
                 view = memoryview(data)
                 while view:

@@ -18,6 +18,7 @@ from battlejudge.cli.main import cli
 from battlejudge.proofs.audit import audit_log
 from battlejudge.proofs.log import (
     FORMAT_VERSION,
+    REPAIR_FORMAT,
     ProofLog,
     append_proved,
     checkpoint_path,
@@ -94,7 +95,7 @@ def test_a_damaged_record_is_moved_aside_and_the_rest_rechained(tmp_path: Path) 
         "before": hashlib.sha256(before).hexdigest(),
         "rechained": 2,
     }
-    assert done.record["v"] == FORMAT_VERSION and done.record["kind"] == "repair"
+    assert done.record["v"] == REPAIR_FORMAT and done.record["kind"] == "repair"
     report = audit_log(path, deep=True)
     assert report.ok, report.problems
     assert [r.seq for r in report.records] == list(range(N))

@@ -31,9 +31,12 @@ from battlejudge.proofs.log import (
     GENESIS,
     ProofLog,
     append_proved,
+    chain_prepared,
     chain_record,
     claim_record,
     encode_record,
+    game_record,
+    prepare_record,
     read_log,
 )
 from battlejudge.solver import battleline as bl
@@ -502,3 +505,35 @@ def test_a_signed_line_is_the_encoding_of_the_signed_record(
     repair = {"v": 2, "kind": "repair", "time": "2026-01-01T00:00:00Z", "repair": {}}
     out, line = chain_record(repair, seq, "b" * 64, KEY)
     assert line == encode_record(out)
+
+
+@settings(max_examples=200)
+@given(
+    turn=st.none() | st.integers(0, 10**6),
+    game=st.none() | st.text(max_size=12),
+    player=st.none() | st.sampled_from(["north", '"prev":"!PREV!"', '"seq":"!SEQ!",']),
+    seq=st.integers(0, 10**9),
+    signed=st.booleans(),
+)
+def test_a_prepared_record_chains_to_the_same_line(
+    turn: int | None, game: str | None, player: str | None, seq: int, signed: bool
+) -> None:
+    """A service worker encodes the record ahead (prepare_record); the writer only puts in
+    seq, prev and sig: the line must be exactly the one chain_record makes."""
+    record = claim_record(
+        question=INVALID.question.to_json(),
+        verdict=INVALID.verdict,
+        certificate=to_file_model(INVALID.certificate).model_dump(mode="json"),
+        game=game,
+        turn=turn,
+        player=player,
+    )
+    key = KEY if signed else None
+    _, fast = chain_prepared(prepare_record(record), seq, "c" * 64, key)
+    full, line = chain_record(record, seq, "c" * 64, key)
+    assert fast == line == encode_record(full)
+    headers = game_record("g-1", ['[Event "x"]', '[Result "north"]'])
+    assert (
+        chain_prepared(prepare_record(headers), seq, "d" * 64, key)[1]
+        == (chain_record(headers, seq, "d" * 64, key)[1])
+    )

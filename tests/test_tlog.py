@@ -125,7 +125,7 @@ def test_a_failed_commit_fails_each_of_its_entries_and_the_next_goes_on() -> Non
 def served(tmp_path: Path) -> Iterator[tuple[str, Path, Path]]:
     key, pub = _pem(tmp_path)
     log = tmp_path / "claims.log"
-    config = ServiceConfig(log_path=str(log), key_path=str(key), commit_interval=0.02)
+    config = ServiceConfig(log_path=str(log), key_path=str(key), checkpoint_interval=0.02)
     with LiveServer(config) as live:
         yield live.url, log, pub
 
@@ -192,6 +192,8 @@ def test_claims_from_many_clients_are_logged_gapless_and_served_as_tiles(
     old = tmp_path / "old.checkpoint"
     old.write_text(note)
     assert httpx.post(f"{url}/v1/claims", json=INVALID, timeout=60).json()["log_seq"] == 296
+    # durable at once; its proof waits for the checkpoint that covers it (an interval)
+    assert verify_inclusion_proof(httpx.get(f"{url}/v1/log/proof/296").json(), KEY.public_key())
     r = run("log", "verify-consistency", "--from", str(old), "--tiles", url, "--pubkey", str(pub))
     assert r.exit_code == 0, r.output  # type: ignore[attr-defined]
     assert "grew into the log of 297 records" in r.output  # type: ignore[attr-defined]
@@ -447,3 +449,65 @@ def test_a_full_tile_a_crash_took_back_is_rebuilt(tmp_path: Path) -> None:
     assert (tiles_path(path) / "tile" / "0" / "001").stat().st_size == 8192
     r = run("log", "prove", str(path), "--record", "300")
     assert verify_inclusion_proof(json.loads(r.output), KEY.public_key())  # type: ignore[attr-defined]
+
+
+class _Published(_Slow):
+    """A store that also publishes checkpoints, counting them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.published: list[int] = []
+        self.refuse = False
+
+    def append_records(  # type: ignore[override]
+        self, records: list[dict[str, object]], publish: bool = True
+    ) -> list[dict[str, object]]:
+        assert publish is False
+        return super().append_records(records)
+
+    def publish(self) -> None:
+        if self.refuse:
+            raise WitnessError("witness w: refused: it cosigned another checkpoint (a fork)")
+        self.published.append(self.seq)
+
+
+def test_the_sequencer_commits_at_once_and_publishes_at_most_every_interval() -> None:
+    store = _Published()
+    with Sequencer(store, interval=0.2) as seq:
+        first = seq.append_records([{"n": 0}])  # an idle log commits at once
+        assert first[0]["seq"] == 0 and store.commits == [1]
+        with ThreadPoolExecutor(8) as pool:
+            list(pool.map(lambda i: seq.append_records([{"n": i}]), range(100)))
+        assert sum(store.commits) == 101
+        commits = len(store.commits)
+    # far fewer checkpoints than commits, the last covering everything (published on close)
+    assert store.published[-1] == 101
+    assert len(store.published) <= 2 + commits // 2
+
+
+def test_a_refused_checkpoint_stops_the_sequencer() -> None:
+    store = _Published()
+    store.refuse = True
+    with Sequencer(store, interval=0) as seq:
+        seq.append_records([{"n": 0}])  # durable: the refusal comes with its checkpoint
+        time.sleep(0.05)
+        with pytest.raises(WitnessError, match="a fork"):
+            seq.append_records([{"n": 1}])
+    assert store.seq == 1
+
+
+def test_a_checkpoint_the_disk_refused_is_published_at_the_next_interval() -> None:
+    store = _Published()
+    failures = [OSError("no space left on device")]
+
+    def flaky() -> None:
+        if failures:
+            raise failures.pop()
+        store.published.append(store.seq)
+
+    store.publish = flaky  # type: ignore[method-assign]
+    with Sequencer(store, interval=0.01) as seq:
+        seq.append_records([{"n": 0}])
+        time.sleep(0.1)
+        assert seq.append_records([{"n": 1}])[0]["seq"] == 1  # not stopped
+    assert store.published[-1] == 2
