@@ -22,8 +22,9 @@ Errors are always ``{"error": MESSAGE}`` (never FastAPI's ``{"detail": ...}``), 
 being the one-line message the command line prints for the same input: 400 a body that
 is not JSON within the limits of :func:`~battlejudge.solver.json_input.parse_json`
 (nesting, integer size; the message names the JSON path), a bad query parameter or
-Content-Length; 401 no or an unknown API key (when the service has keys); 404, 405;
-408 a body not received within the body deadline; 413 a body over 1 MiB; 422 JSON that
+Content-Length; 401 no or an unknown API key (when the service has keys); 403 a request
+from another site's page; 404, 405; 408 a body not received within the body deadline;
+413 a body over 1 MiB; 415 a body not sent as ``Content-Type: application/json``; 422 JSON that
 is not a valid question, certificate or position; 429 a client over its limits (with
 ``Retry-After``); 503 ``{"verdict": "undecided", "error"}``: the time, memory or conflict
 limit ran out, never a verdict.
@@ -37,7 +38,9 @@ takes its place). A client's sole running job runs at normal priority, its other
 and any job past 50 ms at nice 10, so a client asking one question goes first when the
 cores are busy. A client is its API key's name, or its address without keys. With a proof log every
 answered claim is appended by one log writer thread before the answer is sent. The
-connection and per-client limits are in :mod:`.limits`.
+connection and per-client limits are in :mod:`.limits`; what keeps other sites' pages out
+(the content type, cross-site requests, the security headers of every response) in
+:mod:`.browsers`.
 """
 
 from __future__ import annotations
@@ -58,11 +61,11 @@ from typing import Any, Final, TypeVar
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from battlejudge.apps import jobs
+from battlejudge.apps.browsers import BrowserGuard
 from battlejudge.apps.limits import CLIENT_KEY, BodyAbort, ClientLimits, Guard, guarded_h11
 from battlejudge.apps.scheduler import FairScheduler
 from battlejudge.apps.workers import WorkerPool
@@ -91,9 +94,28 @@ SWAGGER_UI: Final = Path(__file__).parent / "static" / "swagger-ui"
 """The vendored Swagger UI (its README says where it comes from)."""
 _ASSETS: Final = {
     "swagger-ui-bundle.js": "text/javascript",
+    "swagger-ui-init.js": "text/javascript",
     "swagger-ui.css": "text/css",
     "favicon-32x32.png": "image/png",
 }
+_DOCS_PAGE: Final = """<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>battlejudge - API</title>
+<link rel="stylesheet" href="/static/swagger-ui/swagger-ui.css">
+<link rel="icon" href="/static/swagger-ui/favicon-32x32.png">
+<script src="/static/swagger-ui/swagger-ui-bundle.js" defer></script>
+<script src="/static/swagger-ui/swagger-ui-init.js" defer></script>
+</head>
+<body>
+<div id="swagger-ui"></div>
+</body>
+</html>
+"""
+"""``/docs``: Swagger UI with no inline script (the Content-Security-Policy allows none), its
+set-up in ``swagger-ui-init.js``, ours, beside the vendored files."""
 T = TypeVar("T")
 _logger = logging.getLogger(__name__)
 
@@ -344,8 +366,10 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     for code, text in (
         (400, "The body is not JSON within the limits, or a bad query parameter."),
         (401, "No API key, or an unknown one (when the service has keys)."),
+        (403, "A request from another site's page (its Origin or Sec-Fetch-Site)."),
         (408, "The body was not received in time."),
         (413, "The body is over 1 MiB."),
+        (415, "The body was not sent as Content-Type: application/json."),
         (422, "Not a valid question, certificate or position (the command line's message)."),
         (429, "Over the client's limits; Retry-After says when to try again."),
         (503, "Undecided within the time, memory or conflict limit: no verdict."),
@@ -394,6 +418,9 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         max_body=MAX_BODY,
         body_timeout=cfg.body_timeout,
     )
+    # outermost, so that every answer, the Guard's refusals too, carries the headers, and
+    # another site's request is refused before anything else is done for it
+    app.add_middleware(BrowserGuard, max_body=MAX_BODY, body_timeout=cfg.body_timeout)
 
     @app.exception_handler(RequestValidationError)
     async def bad_query(_request: Request, e: RequestValidationError) -> Response:
@@ -449,13 +476,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     @app.get("/docs", include_in_schema=False)
     async def docs() -> HTMLResponse:
         """Swagger UI from the package's own copy (apps/static/swagger-ui)."""
-        return get_swagger_ui_html(
-            openapi_url="/openapi.json",
-            title="battlejudge - API",
-            swagger_js_url="/static/swagger-ui/swagger-ui-bundle.js",
-            swagger_css_url="/static/swagger-ui/swagger-ui.css",
-            swagger_favicon_url="/static/swagger-ui/favicon-32x32.png",
-        )
+        return HTMLResponse(_DOCS_PAGE)
 
     @app.get("/static/swagger-ui/{name}", include_in_schema=False)
     async def swagger_asset(name: str) -> Response:

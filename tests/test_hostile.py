@@ -41,6 +41,7 @@ INVALID = {"mine": ["R4", "R5", "R3"], "theirs": ["B8"], "seen": ["B7"]}
 SLOW_DEEP = {"mine": ["R10", "R9", "R8", "R7"], "mud": True}
 TAG = "BATTLEJUDGE_HOSTILE_TEST"
 ENDPOINTS = ("/v1/claims", "/v1/claims:batch", "/v1/verify", "/v1/positions/claim")
+JSON_TYPE = {"Content-Type": "application/json"}
 
 
 def _tagged(tag: str) -> list[int]:
@@ -188,7 +189,7 @@ def test_a_proof_bomb_is_refused_and_the_service_goes_on(server: Served) -> None
     body = json.dumps(cert).encode()
     assert len(body) < 16_000  # a small body
     with server.client("alice") as c:
-        rs = [c.post("/v1/verify", content=body) for _ in range(4)]
+        rs = [c.post("/v1/verify", content=body, headers=JSON_TYPE) for _ in range(4)]
         for r in rs:
             assert r.status_code == 200
             assert r.json()["verified"] is False
@@ -205,7 +206,7 @@ def test_a_body_that_inflates_is_refused(server: Served) -> None:
     body = json.dumps(cert).encode()
     assert 500_000 < len(body) < 1 << 20
     with server.client("alice") as c:
-        r = c.post("/v1/verify", content=body)
+        r = c.post("/v1/verify", content=body, headers=JSON_TYPE)
         assert r.status_code == 200 and r.json()["verified"] is False
         assert "proof.data inflates past" in r.json()["reason"]
         assert c.post("/v1/claims", json=VALID).status_code == 200
@@ -216,7 +217,7 @@ def test_a_body_that_inflates_is_refused(server: Served) -> None:
 def test_json_nested_100000_deep_is_400_on_every_endpoint(server: Served, path: str) -> None:
     body = b'{"mine": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     with server.client("bob") as c:
-        r = c.post(path, content=body)
+        r = c.post(path, content=body, headers=JSON_TYPE)
     assert r.status_code == 400
     assert r.json()["error"].startswith("body: mine[0][0]")
     assert "JSON nested more than 64 deep" in r.json()["error"]
@@ -226,7 +227,7 @@ def test_json_nested_100000_deep_is_400_on_every_endpoint(server: Served, path: 
 def test_a_5000_digit_integer_is_400_naming_the_field(server: Served, path: str) -> None:
     body = b'{"mine": ["R4", "R5", "R3"], "theirs": [' + b"9" * 5000 + b"]}"
     with server.client("bob") as c:
-        r = c.post(path, content=body)
+        r = c.post(path, content=body, headers=JSON_TYPE)
     assert r.status_code == 400
     assert r.json() == {"error": "body: theirs[0]: an integer of 5000 digits (at most 40)"}
 

@@ -33,6 +33,7 @@ MAIN = [sys.executable, "-c", "from battlejudge.cli.main import main; main()"]
 VALID = {"mine": ["R4", "R5", "R3"], "theirs": ["B8"], "seen": ["B7", "B10"]}
 INVALID = {"mine": ["R4", "R5", "R3"], "theirs": ["B8"], "seen": ["B7"]}
 TAG = "BATTLEJUDGE_SERVICE_TEST"
+JSON_TYPE = {"Content-Type": "application/json"}
 
 
 def _tagged_alive(tag: str) -> list[int]:
@@ -216,9 +217,9 @@ def test_bad_questions_get_422_with_the_cli_message(
 
 
 def test_not_json_gets_400(client: httpx.Client) -> None:
-    r = client.post("/v1/claims", content=b'{"mine": [')
+    r = client.post("/v1/claims", content=b'{"mine": [', headers=JSON_TYPE)
     assert r.status_code == 400 and r.json()["error"].startswith("body: not JSON (line 1")
-    r = client.post("/v1/claims", content=b"\xff\xfe")
+    r = client.post("/v1/claims", content=b"\xff\xfe", headers=JSON_TYPE)
     assert r.status_code == 400
 
 
@@ -242,11 +243,13 @@ def test_bad_certificates_and_positions_get_422(client: httpx.Client) -> None:
 
 def test_bodies_over_one_mebibyte_get_413(client: httpx.Client) -> None:
     big = json.dumps({**VALID, "pad": "x" * (1 << 20)}).encode()
-    r = client.post("/v1/claims", content=big)
+    r = client.post("/v1/claims", content=big, headers=JSON_TYPE)
     assert r.status_code == 413
     # Streamed without a Content-Length: cut off as soon as the limit is passed.
     r = client.post(
-        "/v1/claims", content=iter([big[i : i + 65536] for i in range(0, len(big), 65536)])
+        "/v1/claims",
+        content=iter([big[i : i + 65536] for i in range(0, len(big), 65536)]),
+        headers=JSON_TYPE,
     )
     assert r.status_code == 413
     assert client.post("/v1/claims", json=VALID).status_code == 200  # still serving

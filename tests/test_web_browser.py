@@ -17,7 +17,14 @@ import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 from web_server import LiveServer
 
-from battlejudge.apps.web.chromium import CHROMIUM_ARGS, TIME_THE_SWAP, find_chromium
+from battlejudge.apps.web.chromium import (
+    CHROMIUM_ARGS,
+    SWAP_SETTLED,
+    TIME_THE_SWAP,
+    WATCH_CSP,
+    find_chromium,
+    is_csp_violation,
+)
 
 SHOTS = Path(__file__).parent / "screenshots"
 CHROMIUM = find_chromium()
@@ -44,13 +51,17 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture()
 def page(browser: Browser, server: LiveServer) -> Iterator[Page]:
-    """A fresh desktop-sized page that fails the test on any script error, and may load
-    nothing but the service's own URLs (the pages must work offline)."""
+    """A fresh desktop-sized page that fails the test on any script error or violation of
+    the Content-Security-Policy, and may load nothing but the service's own URLs (the pages
+    must work offline)."""
     context = browser.new_context(viewport={"width": 1100, "height": 900}, accept_downloads=True)
+    context.add_init_script(WATCH_CSP)
     pg = context.new_page()
     errors: list[str] = []
     elsewhere: list[str] = []
+    violations: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on("console", lambda m: violations.append(m.text) if is_csp_violation(m.text) else None)
 
     def only_here(route, request) -> None:  # type: ignore[no-untyped-def]
         if request.url.startswith(server.url):
@@ -63,6 +74,7 @@ def page(browser: Browser, server: LiveServer) -> Iterator[Page]:
     yield pg
     context.close()
     assert errors == [], errors
+    assert violations == [], violations
     assert elsewhere == [], f"the page asked for URLs outside the service: {elsewhere}"
 
 
@@ -83,7 +95,7 @@ def swapped(page: Page, act: Callable[[], None]) -> None:
     page.wait_for_load_state("load")
     page.evaluate(TIME_THE_SWAP)
     act()
-    page.wait_for_function("window.swapMs !== null")
+    page.wait_for_function(SWAP_SETTLED)
     TIMES.append(page.evaluate("window.swapMs") / 1000)
 
 

@@ -164,6 +164,12 @@ def audit_view(
     }
 
 
+def _unplaced(message: str, folder: str) -> str:
+    """``message`` without the folder an upload was checked in: its files are named as
+    uploaded (``claims.log``, ``key.pub``), the folder itself *the upload*."""
+    return message.replace(f"{folder}/", "").replace(folder, "the upload")
+
+
 def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -> APIRouter:
     """The pages' routes; ``judge`` gives the running service's :class:`Adjudicator`."""
     router = APIRouter(include_in_schema=False)
@@ -334,13 +340,14 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
                     scale=LONG_WORK,
                 )
             except UndecidedError as e:
-                return refused(503, f"the audit did not finish within the service's limits: {e}")
+                why = f"the audit did not finish within the service's limits: {e}"
+                return refused(503, _unplaced(why, folder))
             except (InputError, ValueError) as e:
-                return refused(422, str(e).replace(f"{folder}/", ""))
+                return refused(422, _unplaced(str(e), folder))
             except OSError as e:
                 return refused(422, f"the upload cannot be read: {e.strerror}")
             except BattlejudgeError as e:
-                return refused(503, f"the audit did not finish: {e}")
+                return refused(503, _unplaced(f"the audit did not finish: {e}", folder))
         result = audit_view(out, log.filename, [g.filename or "" for g in games], has_key)
         return render(template, page="audit", result=result, problem=None)
 
