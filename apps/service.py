@@ -285,10 +285,20 @@ class Adjudicator:
             return [r["seq"] for r in written]
         except (InputError, OSError) as e:
             if not self.config.log_optional:
-                why = f"the proof log cannot be written, so no claim is answered: {e}"
+                why = f"the proof log cannot be written, so no claim is answered: {self._shown(e)}"
                 raise _bad(503, why) from None
             _logger.warning("%s; this claim goes unlogged", e)
             return [None] * len(proofs)
+
+    def _shown(self, e: BaseException) -> str:
+        """An error of the log as a client may read it: a file log's path on disk is not
+        shown (a database URL is, without its password)."""
+        text = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        path = self.config.log_path
+        if path and not path.startswith(("postgresql://", "postgres://")):
+            for shown in (str(Path(path).resolve()), path):  # the longer first
+                text = text.replace(shown, "the proof log")
+        return text
 
 
 # -- reading requests -----------------------------------------------------------------------
@@ -662,6 +672,7 @@ def add_log_routes(app: FastAPI, judge: Callable[[], Adjudicator]) -> None:
     ``/v1/log/checkpoint`` and ``/v1/log/proof/SEQ``, every one answered from the
     checkpoint and a few tiles (:class:`~battlejudge.proofs.logview.LogView`), never by
     reading the log."""
+    from battlejudge.proofs.checkpoint import CheckpointError
     from battlejudge.proofs.tiles import TileError, parse_tile_path
 
     def view() -> Any:
@@ -677,6 +688,10 @@ def add_log_routes(app: FastAPI, judge: Callable[[], Adjudicator]) -> None:
             raise _bad(503, f"the proof log cannot be read: {e}") from None
         except OSError as e:
             raise _bad(503, f"the proof log cannot be read: {e.strerror or e}") from None
+        except CheckpointError as e:  # a damaged checkpoint file: named, never its path
+            where = judge().view.name if judge().view is not None else ""
+            message = str(e).replace(where, "the proof log") if where else str(e)
+            raise _bad(503, f"the proof log cannot be read: {message}") from None
 
     async def checkpoint() -> Response:
         try:

@@ -1027,7 +1027,12 @@ def bench_web(count: int, seed: int, chromium: str | None, as_json: bool) -> Non
     import urllib.parse
     import urllib.request
 
-    from battlejudge.apps.web.chromium import CHROMIUM_ARGS, TIME_THE_SWAP, find_chromium
+    from battlejudge.apps.web.chromium import (
+        CHROMIUM_ARGS,
+        SWAP_SETTLED,
+        TIME_THE_SWAP,
+        find_chromium,
+    )
     from battlejudge.solver import battleline as bl
 
     path = chromium or find_chromium()
@@ -1064,7 +1069,7 @@ def bench_web(count: int, seed: int, chromium: str | None, as_json: bool) -> Non
             page.goto(f"{url}/?{urllib.parse.urlencode(query)}")
             page.evaluate(TIME_THE_SWAP)
             page.click(f"#card-{last}")
-            page.wait_for_function("window.swapMs !== null")
+            page.wait_for_function(SWAP_SETTLED)  # a function: the page's CSP forbids eval
             page_ms.append(float(page.evaluate("window.swapMs")))
             got = page.get_attribute("[data-verdict]", "data-verdict")
             want = bl.decide(q).status

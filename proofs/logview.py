@@ -18,7 +18,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any, Final
 
-from battlejudge.proofs.checkpoint import Checkpoint, parse_checkpoint
+from battlejudge.proofs.checkpoint import Checkpoint, CheckpointError, parse_checkpoint
 from battlejudge.proofs.log import EPOCH, checkpoint_path, tiles_path
 from battlejudge.proofs.merkle import leaf_hash
 from battlejudge.proofs.tiles import (
@@ -136,7 +136,8 @@ class FileView(LogView):
         except FileNotFoundError:
             return None
         except (OSError, UnicodeDecodeError) as e:
-            raise InputError(f"{self.name}: cannot read its checkpoint ({e})") from None
+            why = getattr(e, "strerror", None) or type(e).__name__
+            raise CheckpointError(f"{self.name}: cannot read its checkpoint ({why})") from None
 
     def tile(self, path: str) -> bytes | None:
         """The tile at ``path``, or None."""
@@ -242,6 +243,7 @@ class PgView(LogView):
 
     def checkpoint(self) -> str | None:
         """The latest checkpoint note, or None."""
+
         def work(conn: Any, _: Any) -> str | None:
             row = conn.execute(
                 "SELECT note FROM battlejudge_checkpoint ORDER BY size DESC LIMIT 1"

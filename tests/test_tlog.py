@@ -511,3 +511,16 @@ def test_a_checkpoint_the_disk_refused_is_published_at_the_next_interval() -> No
         time.sleep(0.1)
         assert seq.append_records([{"n": 1}])[0]["seq"] == 1  # not stopped
     assert store.published[-1] == 2
+
+
+def test_log_errors_show_no_path_on_disk(served: tuple[str, Path, Path]) -> None:
+    url, log, _ = served
+    assert httpx.post(f"{url}/v1/claims", json=VALID, timeout=60).json()["log_seq"] == 0
+    time.sleep(0.1)
+    note = checkpoint_path(log)
+    note.unlink()
+    note.mkdir()  # a checkpoint that cannot be read
+    for path in ("/checkpoint", "/v1/log/checkpoint", "/v1/log/proof/0"):
+        r = httpx.get(f"{url}{path}", timeout=60)
+        assert r.status_code == 503 and "error" in r.json(), (path, r.text)
+        assert str(log.parent) not in r.text
