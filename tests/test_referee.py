@@ -99,7 +99,14 @@ def test_our_bots_play_whole_games_through_the_referee(tmp_path: Path) -> None:
         assert json.loads(r.output)["sound"] is True
     r = runner.invoke(cli, ["audit", str(log), "--games", str(out), "--json"])
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["records"] == claims
+    report = json.loads(r.output)
+    assert report["records"] == claims + 2 and report["notes"] == []  # each game's headers
+    # a header edited since the game was logged is named (issue 34: every header bound)
+    first = sorted(out.glob("*.blg"))[0]
+    first.write_text(first.read_text().replace("[Event ", "[Event2 ", 1))
+    r = runner.invoke(cli, ["audit", str(log), "--games", str(out), "--json"])
+    problems = json.loads(r.output)["problems"]
+    assert r.exit_code == 1 and any("header Event" in p["detail"] for p in problems)
 
 
 def test_text_output_has_results_and_summary() -> None:

@@ -88,7 +88,9 @@ from battlejudge.engines.battleline.state import (
     ClaimLog,
 )
 from battlejudge.engines.game import CHANCE, sample_chance
+from battlejudge.engines.records import header_block
 from battlejudge.proofs.atomic import write_atomic
+from battlejudge.proofs.log import game_record
 from battlejudge.solver.errors import InputError
 
 log = logging.getLogger(__name__)
@@ -762,8 +764,12 @@ def referee_match(
         result.swapped = swap and i % 2 == 1
         if out is not None:
             result.path = record_path(out, i)
+            text = result.record.dumps()
             with _signals_deferred():
-                write_atomic(result.path, result.record.dumps())
+                if log is not None and hasattr(log, "append_records"):
+                    # the log binds every header of the record (audit --games compares)
+                    log.append_records([game_record(result.game_id, header_block(text))])
+                write_atomic(result.path, text)
         yield result
 
 
