@@ -3,7 +3,9 @@
 ``ask can-kill|can-score|threats POSITION.json ...`` answers with CP-SAT; every
 ``possible`` answer comes with a witness line that the engine replays here, and small
 positions are also searched exhaustively with the engine (``cross_checked``). Exit codes:
-0 possible (threats: answered), 1 impossible, 2 bad input, 3 undecided (time limit).
+0 possible (threats: answered), 1 impossible, 2 bad input, 3 undecided (a limit was hit).
+``--deterministic-time`` bounds CP-SAT by its own count of work instead of the clock, so
+the answer does not depend on the machine's speed or load (what tests use).
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ def _cross_check(pos: Position, goal: Goal) -> bool | None:
 
 def _report(pos: Position, answer: Answer, goal: Goal, as_json: bool, check: bool) -> None:
     if answer.verdict == "unknown":
-        raise UndecidedError(f"{answer.question}: CP-SAT hit its time limit")
+        raise UndecidedError(f"{answer.question}: CP-SAT hit its limit")
     replayed = None
     detail = ""
     if answer.witness is not None:
@@ -118,10 +120,27 @@ def _report(pos: Position, answer: Answer, goal: Goal, as_json: bool, check: boo
 _time_limit = click.option(
     "--time-limit",
     type=click.FloatRange(min=0.1),
-    default=DEFAULT_TIME_LIMIT,
-    show_default=True,
-    help="Seconds CP-SAT may spend per solve.",
+    default=None,
+    help=f"Seconds CP-SAT may spend per solve [default: {DEFAULT_TIME_LIMIT:g}, "
+    "none with --deterministic-time].",
 )
+_deterministic_time = click.option(
+    "--deterministic-time",
+    type=click.FloatRange(min=0.001),
+    default=None,
+    help="CP-SAT's deterministic time per solve instead: a count of its work, so the "
+    "answer is the same on any machine and under any load.",
+)
+
+
+def _wall(time_limit: float | None, deterministic_time: float | None) -> float | None:
+    """The wall-clock limit: the default applies unless a deterministic limit is asked
+    for (and --time-limit is not given)."""
+    if time_limit is None and deterministic_time is None:
+        return DEFAULT_TIME_LIMIT
+    return time_limit
+
+
 _no_check = click.option(
     "--no-cross-check", is_flag=True, help="Skip the exhaustive search on small positions."
 )
@@ -149,17 +168,30 @@ def ask() -> None:
     help="Count any kill (friendly fire too) or only an enemy's.",
 )
 @_time_limit
+@_deterministic_time
 @_no_check
 @_json
 def can_kill_cmd(
-    position: str, piece: str, by: str, time_limit: float, no_cross_check: bool, as_json: bool
+    position: str,
+    piece: str,
+    by: str,
+    time_limit: float | None,
+    deterministic_time: float | None,
+    no_cross_check: bool,
+    as_json: bool,
 ) -> None:
     """Can PIECE (e.g. 'p2 rook') be killed before the round ends?"""
     from battlejudge.solver.battleplan.questions import can_kill
 
     pos = load_position(position)
     g = parse_piece_label(piece)
-    answer = can_kill(pos, g, by="enemy" if by == "enemy" else "any", time_limit=time_limit)
+    answer = can_kill(
+        pos,
+        g,
+        "enemy" if by == "enemy" else "any",
+        _wall(time_limit, deterministic_time),
+        deterministic_time=deterministic_time,
+    )
     _report(pos, answer, kill_goal(g, by == "enemy"), as_json, not no_cross_check)
 
 
@@ -167,17 +199,25 @@ def can_kill_cmd(
 @click.argument("position", type=click.Path(dir_okay=False))
 @click.argument("player")
 @_time_limit
+@_deterministic_time
 @_no_check
 @_json
 def can_score_cmd(
-    position: str, player: str, time_limit: float, no_cross_check: bool, as_json: bool
+    position: str,
+    player: str,
+    time_limit: float | None,
+    deterministic_time: float | None,
+    no_cross_check: bool,
+    as_json: bool,
 ) -> None:
     """Can PLAYER (p1 or p2) win before the round ends?"""
     from battlejudge.solver.battleplan.questions import can_score
 
     pos = load_position(position)
     p = _seat(player)
-    _report(pos, can_score(pos, p, time_limit), score_goal(p), as_json, not no_cross_check)
+    wall = _wall(time_limit, deterministic_time)
+    answer = can_score(pos, p, wall, deterministic_time=deterministic_time)
+    _report(pos, answer, score_goal(p), as_json, not no_cross_check)
 
 
 @ask.command("threats")
@@ -192,22 +232,31 @@ def can_score_cmd(
     "cp-sat: the CP-SAT model for everything (the same answer, much slower).",
 )
 @_time_limit
+@_deterministic_time
 @_json
-def threats_cmd(position: str, player: str, method: str, time_limit: float, as_json: bool) -> None:
+def threats_cmd(
+    position: str,
+    player: str,
+    method: str,
+    time_limit: float | None,
+    deterministic_time: float | None,
+    as_json: bool,
+) -> None:
     """The squares each enemy piece of PLAYER could still reach this round, and which of
     PLAYER's pieces an enemy could kill (each with its witness, replayed)."""
     pos = load_position(position)
     p = _seat(player)
+    wall = _wall(time_limit, deterministic_time)
     if method == "fast":
         from battlejudge.engines.battleplan.threats import threats
 
-        result = threats(pos, p, time_limit)
+        result = threats(pos, p, wall, deterministic_time=deterministic_time)
     else:
         from battlejudge.solver.battleplan.questions import threats as cp_sat_threats
 
-        result = cp_sat_threats(pos, p, time_limit)
+        result = cp_sat_threats(pos, p, wall, deterministic_time=deterministic_time)
     if not result.complete or any(a.verdict == "unknown" for a in result.exposed.values()):
-        raise UndecidedError("threats: CP-SAT hit its time limit")
+        raise UndecidedError("threats: CP-SAT hit its limit")
     replays = {}
     for g, a in result.exposed.items():
         if a.witness is not None:

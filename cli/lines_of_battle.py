@@ -3,9 +3,10 @@ Battle position (``ask odds|exposure|best-attack POSITION.json``), and the posit
 file's JSON Schema (``schema``).
 
 Every plan the solver returns is replayed by the engine, which recomputes its value;
-the answer says so (``replayed``). Exit codes: 0 answered, 2 bad input, 3 the time limit
+the answer says so (``replayed``). Exit codes: 0 answered, 2 bad input, 3 a limit
 stopped the search before the plan was proved best (the best plan found is shown, marked
-unproved).
+unproved). ``--deterministic-time`` bounds CP-SAT by its own count of work instead of the
+clock, so the answer does not depend on the machine's speed or load (what tests use).
 """
 
 from __future__ import annotations
@@ -108,13 +109,29 @@ def ask() -> None:
     """Ask a question about a position file (see `lines-of-battle schema`)."""
 
 
-_limit = click.option(
+DEFAULT_TIME_LIMIT = 20.0
+_time_limit = click.option(
     "--time-limit",
     type=click.FloatRange(min=0.1),
-    default=20.0,
-    show_default=True,
-    help="Seconds CP-SAT may search.",
+    default=None,
+    help=f"Seconds CP-SAT may search [default: {DEFAULT_TIME_LIMIT:g}, none with "
+    "--deterministic-time].",
 )
+_deterministic_time = click.option(
+    "--deterministic-time",
+    type=click.FloatRange(min=0.001),
+    default=None,
+    help="CP-SAT's deterministic time per solve instead: a count of its work, so the "
+    "answer is the same on any machine and under any load.",
+)
+
+
+def _wall(time_limit: float | None, deterministic_time: float | None) -> float | None:
+    """The wall-clock limit: the default applies unless a deterministic limit is asked
+    for (and --time-limit is not given)."""
+    if time_limit is None and deterministic_time is None:
+        return DEFAULT_TIME_LIMIT
+    return time_limit
 
 
 @ask.command("odds")
@@ -168,14 +185,22 @@ def odds_cmd(position: str, as_json: bool) -> None:
 
 @ask.command("exposure")
 @click.argument("position", type=click.Path(dir_okay=False))
-@_limit
+@_time_limit
+@_deterministic_time
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
-def exposure_cmd(position: str, time_limit: float, as_json: bool) -> None:
+def exposure_cmd(
+    position: str, time_limit: float | None, deterministic_time: float | None, as_json: bool
+) -> None:
     """How many of a player's units ("player", by default the one not to move) the
     opponent can destroy for certain (side and rear attacks) on his next turn."""
     q = load_question(position)
     pos = q.position
-    ans = exposure(pos, q.examined, time_limit=time_limit)
+    ans = exposure(
+        pos,
+        q.examined,
+        time_limit=_wall(time_limit, deterministic_time),
+        deterministic_time=deterministic_time,
+    )
     b = pos.board
     replayed = _replay(Position(b, 1 - q.examined, pos.units), ans.plan)
     if replayed["certain"] != ans.count:
@@ -196,7 +221,7 @@ def exposure_cmd(position: str, time_limit: float, as_json: bool) -> None:
         opp = SEATS[1 - ans.player]
         click.echo(
             f"{opp} can destroy {ans.count} unit(s) of {SEATS[ans.player]} for certain "
-            "next turn" + ("" if ans.optimal else " (at least; time limit hit)") + ":"
+            "next turn" + ("" if ans.optimal else " (at least; a limit was hit)") + ":"
         )
         click.echo("\n".join(_plan_lines(ans.plan, b)))
         click.echo(f"Threatened: {' '.join(b.name(s) for s in ans.threatened) or 'none'}")
@@ -208,14 +233,21 @@ def exposure_cmd(position: str, time_limit: float, as_json: bool) -> None:
 
 @ask.command("best-attack")
 @click.argument("position", type=click.Path(dir_okay=False))
-@_limit
+@_time_limit
+@_deterministic_time
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
-def best_attack_cmd(position: str, time_limit: float, as_json: bool) -> None:
+def best_attack_cmd(
+    position: str, time_limit: float | None, deterministic_time: float | None, as_json: bool
+) -> None:
     """The movement and attack plan for the player to move with the most expected enemy
     units destroyed this turn (ties: fewest own units left exposed)."""
     q = load_question(position)
     pos = q.position
-    plan = best_attack(pos, time_limit=time_limit)
+    plan = best_attack(
+        pos,
+        time_limit=_wall(time_limit, deterministic_time),
+        deterministic_time=deterministic_time,
+    )
     replayed = _replay(pos, plan)
     b = pos.board
     if as_json:
@@ -224,7 +256,7 @@ def best_attack_cmd(position: str, time_limit: float, as_json: bool) -> None:
         click.echo(
             f"Best attack for {SEATS[plan.mover]}: expected {_frac(plan.expected)} "
             f"({float(plan.expected):.4f}) unit(s) destroyed"
-            + ("" if plan.optimal else " (best found; time limit hit)")
+            + ("" if plan.optimal else " (best found; a limit was hit)")
         )
         click.echo("\n".join(_plan_lines(plan, b)))
         click.echo(f"Left exposed: {' '.join(b.name(s) for s in plan.exposed) or 'none'}")

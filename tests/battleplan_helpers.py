@@ -15,6 +15,12 @@ from battlejudge.solver.battleplan.position import (
 )
 from battlejudge.solver.errors import InputError
 
+DETERMINISTIC_TIME = 60.0
+"""CP-SAT's deterministic time per solve in tests, passed with ``time_limit=None``: the
+answer then depends on the work done, never on the clock (issue 34). The largest solve
+here (the start of a battle, CP-SAT threats) takes 4.0; under load that was 37 s of wall
+clock, past the 30 s default a wall-clock limit would have cut it at."""
+
 
 def piece(sq: str | None, hidden: int = 0, **kw: Any) -> dict[str, Any]:
     d: dict[str, Any] = {"square": sq, "hidden": hidden}

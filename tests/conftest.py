@@ -1,9 +1,23 @@
 """Hypothesis profiles: the default keeps CI quick; ``--hypothesis-profile=thorough``
-runs many more examples of every property test. And the PostgreSQL fixtures."""
+runs many more examples of every property test. The PostgreSQL fixtures. And the rule
+that no test's outcome depends on wall-clock time (issue 34):
+
+* A solver call in a test is bounded by work, never by the clock: CP-SAT by
+  ``deterministic_time`` with ``time_limit=None`` (one search worker, which the solver
+  modules always use), SAT solvers by conflict limits, bots by ``iterations`` (Battle
+  Line's search and expert) or ``deterministic_time`` (the Lines of Battle planner). A
+  wall-clock limit stays as the users' default and safety net, and a busy machine must
+  not change what a test sees. :func:`cp_sat_limits_are_deterministic` enforces this for
+  every CP-SAT solve a test makes in this process (commands run through ``CliRunner``
+  included: they take ``--deterministic-time``): a solve with a wall-clock limit, without
+  a deterministic one, or with more than one worker fails the test.
+* Tests that measure time (the benchmarks) assert the figures' shape, never their size.
+"""
 
 from __future__ import annotations
 
 import itertools
+import math
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -49,3 +63,52 @@ def pg_url(pg_server: Any) -> str:
         conn.execute(f'CREATE DATABASE "{name}"')
     url: str = pg_server.get_uri(name)
     return url
+
+
+# -- no CP-SAT solve in a test is bounded by the clock (issue 34) -----------------------------
+_cp_sat_problems: list[str] = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def cp_sat_problems() -> Iterator[list[str]]:
+    """Wraps ``CpSolver.solve`` for the session to note every solve whose outcome the clock
+    could decide (the test that made it fails: :func:`cp_sat_limits_are_deterministic`);
+    yields the notes. Without OR-Tools (an extra) there is nothing to watch."""
+    try:
+        from ortools.sat.python import cp_model
+    except ImportError:
+        yield _cp_sat_problems
+        return
+
+    solve = cp_model.CpSolver.solve
+
+    def watched(self: Any, *args: Any, **kwargs: Any) -> Any:
+        p = self.parameters
+        if not math.isinf(p.max_time_in_seconds):
+            _cp_sat_problems.append(f"a wall-clock limit of {p.max_time_in_seconds:g} s")
+        if math.isinf(p.max_deterministic_time):
+            _cp_sat_problems.append("no deterministic time limit")
+        if p.num_workers != 1:
+            _cp_sat_problems.append(f"{p.num_workers} search workers (0: one per core)")
+        return solve(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cp_model.CpSolver, "solve", watched)
+        yield _cp_sat_problems
+
+
+@pytest.fixture(autouse=True)
+def cp_sat_limits_are_deterministic(cp_sat_problems: list[str]) -> Iterator[None]:
+    """Fails the test if it made a CP-SAT solve whose limits are not deterministic (see
+    the module docstring): pass ``time_limit=None, deterministic_time=...``."""
+    cp_sat_problems.clear()
+    yield
+    problems = sorted(set(cp_sat_problems))
+    cp_sat_problems.clear()
+    if problems:
+        pytest.fail(
+            "a CP-SAT solve in this test had "
+            + "; ".join(problems)
+            + ": tests bound CP-SAT by deterministic_time with time_limit=None (issue 34)",
+            pytrace=False,
+        )

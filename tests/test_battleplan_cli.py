@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from battleplan_helpers import piece, pos_json
+from battleplan_helpers import DETERMINISTIC_TIME, piece, pos_json
 from click.testing import CliRunner
 
 from battlejudge.cli.main import cli
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "battleplan"
+DET = ("--deterministic-time", str(DETERMINISTIC_TIME))
+"""Every question asked through the command is bounded by CP-SAT's work, not the clock."""
 
 
 def run(*args: str) -> tuple[int, str, str]:
@@ -20,7 +22,7 @@ def run(*args: str) -> tuple[int, str, str]:
 
 def test_can_kill_possible_with_a_replayed_witness() -> None:
     code, out, _ = run(
-        "battleplan", "ask", "can-kill", str(EXAMPLES / "kill-adjacent.json"), "p1 rook"
+        "battleplan", "ask", "can-kill", *DET, str(EXAMPLES / "kill-adjacent.json"), "p1 rook"
     )
     assert code == 0
     assert "POSSIBLE (method: cp-sat, cross-checked by exhaustive search)" in out
@@ -30,7 +32,7 @@ def test_can_kill_possible_with_a_replayed_witness() -> None:
 
 def test_can_kill_json() -> None:
     path = str(EXAMPLES / "kill-shielded-buff.json")
-    code, out, _ = run("battleplan", "ask", "can-kill", path, "p1:rook", "--json")
+    code, out, _ = run("battleplan", "ask", "can-kill", *DET, path, "p1:rook", "--json")
     assert code == 0
     data = json.loads(out)
     assert data["verdict"] == "possible"
@@ -41,12 +43,12 @@ def test_can_kill_json() -> None:
 
 def test_impossible_exits_1_and_never_claims_a_certificate() -> None:
     code, out, _ = run(
-        "battleplan", "ask", "can-kill", str(EXAMPLES / "kill-shielded.json"), "p1 rook"
+        "battleplan", "ask", "can-kill", *DET, str(EXAMPLES / "kill-shielded.json"), "p1 rook"
     )
     assert code == 1
     assert "IMPOSSIBLE" in out and "not a certified proof" in out
     code, out, _ = run(
-        "battleplan", "ask", "can-score", str(EXAMPLES / "score-too-far.json"), "p1", "--json"
+        "battleplan", "ask", "can-score", *DET, str(EXAMPLES / "score-too-far.json"), "p1", "--json"
     )
     assert code == 1
     assert json.loads(out)["verdict"] == "impossible"
@@ -54,7 +56,7 @@ def test_impossible_exits_1_and_never_claims_a_certificate() -> None:
 
 def test_can_score() -> None:
     code, out, _ = run(
-        "battleplan", "ask", "can-score", str(EXAMPLES / "score-two-steps.json"), "p1"
+        "battleplan", "ask", "can-score", *DET, str(EXAMPLES / "score-two-steps.json"), "p1"
     )
     assert code == 0
     assert "p1: move h1" in out
@@ -71,7 +73,7 @@ def test_threats_json(tmp_path: Path) -> None:
             )
         )
     )
-    code, out, _ = run("battleplan", "ask", "threats", str(f), "p1", "--json")
+    code, out, _ = run("battleplan", "ask", "threats", *DET, str(f), "p1", "--json")
     assert code == 0
     data = json.loads(out)
     # One face-down card: the rook can step to a neighbour of d6 (or stay), no further.
@@ -79,7 +81,9 @@ def test_threats_json(tmp_path: Path) -> None:
     assert data["exposed"]["p1 rook"]["verdict"] == "impossible"
     assert data["reach"]["p2 horse"] == ["h8"]
     # The CP-SAT method, asked for everything, gives the same answer.
-    code, out, _ = run("battleplan", "ask", "threats", str(f), "p1", "--json", "--method", "cp-sat")
+    code, out, _ = run(
+        "battleplan", "ask", "threats", *DET, str(f), "p1", "--json", "--method", "cp-sat"
+    )
     assert code == 0
     old = json.loads(out)
     assert old["method"] == "cp-sat"
@@ -91,7 +95,7 @@ def test_threats_json(tmp_path: Path) -> None:
 
 def test_threats_text_names_how_each_part_was_found() -> None:
     path = str(EXAMPLES / "start-of-battle.json")
-    code, out, _ = run("battleplan", "ask", "threats", path, "p1")
+    code, out, _ = run("battleplan", "ask", "threats", *DET, path, "p1")
     assert code == 0
     assert "(method: bounds+engine-playouts, not cross-checked)" in out
     # Dice 6-2-1: the p2 rook has six face-down cards, at most 4 of them steps (3 MOVE,

@@ -9,7 +9,14 @@ import random
 from pathlib import Path
 
 import pytest
-from battleplan_helpers import piece, pos, pos_json, random_small_position, squares_seen
+from battleplan_helpers import (
+    DETERMINISTIC_TIME,
+    piece,
+    pos,
+    pos_json,
+    random_small_position,
+    squares_seen,
+)
 
 from battlejudge.engines.battleplan.position import (
     exhaustive,
@@ -27,7 +34,13 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "battleplan"
 
 
 def _check_kill(p: Position, g: int, by: str) -> None:
-    answer = can_kill(p, g, by="enemy" if by == "enemy" else "any")
+    answer = can_kill(
+        p,
+        g,
+        by="enemy" if by == "enemy" else "any",
+        time_limit=None,
+        deterministic_time=DETERMINISTIC_TIME,
+    )
     goal = kill_goal(g, by == "enemy")
     oracle = exhaustive(p, goal, budget=400_000)
     assert oracle.complete
@@ -38,7 +51,7 @@ def _check_kill(p: Position, g: int, by: str) -> None:
 
 
 def _check_score(p: Position, player: int) -> None:
-    answer = can_score(p, player)
+    answer = can_score(p, player, time_limit=None, deterministic_time=DETERMINISTIC_TIME)
     oracle = exhaustive(p, score_goal(player), budget=400_000)
     assert oracle.complete
     assert (answer.verdict == "possible") == oracle.found, (p, player, oracle.line)
@@ -107,14 +120,16 @@ def test_example_positions() -> None:
     }
     for name, verdict in expected.items():
         p = position_from_json(json.loads((EXAMPLES / name).read_text()))
-        assert can_kill(p, 0).verdict == verdict
+        answer = can_kill(p, 0, time_limit=None, deterministic_time=DETERMINISTIC_TIME)
+        assert answer.verdict == verdict
         _check_kill(p, 0, "any")
     for name, verdict in {
         "score-two-steps.json": "possible",
         "score-too-far.json": "impossible",
     }.items():
         p = position_from_json(json.loads((EXAMPLES / name).read_text()))
-        assert can_score(p, 0).verdict == verdict
+        answer = can_score(p, 0, time_limit=None, deterministic_time=DETERMINISTIC_TIME)
+        assert answer.verdict == verdict
         _check_score(p, 0)
 
 
@@ -124,7 +139,7 @@ def test_threats_agree_with_exhaustive_search() -> None:
         [piece("d4", 1), piece("e2"), piece("b1")],
         [piece("d6", 1, buff="hidden"), piece("f3", 1), piece("h8")],
     )
-    result = threats(p, 0)
+    result = threats(p, 0, time_limit=None, deterministic_time=DETERMINISTIC_TIME)
     assert result.complete
     seen, complete = squares_seen(p)
     assert complete
@@ -197,3 +212,14 @@ def test_a_dead_piece_cannot_be_asked_about() -> None:
     )
     with pytest.raises(InputError, match="already dead"):
         can_kill(p, 0)
+
+
+def test_a_wall_clock_limit_in_a_test_is_caught(cp_sat_problems: list[str]) -> None:
+    # The check of tests/conftest.py (issue 34): a solve left to the default wall-clock
+    # limit is noted (and would fail the test); a deterministic one is not.
+    p = position_from_json(json.loads((EXAMPLES / "kill-adjacent.json").read_text()))
+    can_kill(p, 0, time_limit=None, deterministic_time=DETERMINISTIC_TIME)
+    assert cp_sat_problems == []
+    can_kill(p, 0)
+    assert cp_sat_problems == ["a wall-clock limit of 30 s", "no deterministic time limit"]
+    cp_sat_problems.clear()  # this test asked for it

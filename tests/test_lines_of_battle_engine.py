@@ -10,7 +10,7 @@ import pytest
 from conformance import check_playout
 from hypothesis import given
 from hypothesis import strategies as st
-from lines_of_battle_helpers import play, state
+from lines_of_battle_helpers import DETERMINISTIC_TIME, play, state
 
 from battlejudge.engines.game import CHANCE, IllegalActionError, random_playout
 from battlejudge.engines.lines_of_battle.actions import (
@@ -129,12 +129,11 @@ def test_records_replay_and_round_trip() -> None:
 
 
 def test_planner_plays_legal_games_and_beats_random() -> None:
-    # The planner's solves take milliseconds here; a limit no solve reaches keeps the game
-    # the same on a loaded machine (with 2 s, a load average of 8 cut plans short and the
-    # planner lost its edge: the result depended on wall-clock time).
-    final, rec = play_game(
-        GAME, [PlannerBot(1, time_limit=60.0), RandomBot(2)], seed=3, options={"turns": "40"}
-    )
+    # A deterministic limit and no wall-clock one keep the game the same on a loaded
+    # machine (with 2 s, a load average of 8 cut plans short and the planner lost its
+    # edge: the result depended on wall-clock time; issue 34).
+    planner = PlannerBot(1, time_limit=None, deterministic_time=DETERMINISTIC_TIME)
+    final, rec = play_game(GAME, [planner, RandomBot(2)], seed=3, options={"turns": "40"})
     assert replay(GameRecord.loads(rec.dumps())).sound
     assert len(final.units_of(0)) > len(final.units_of(1))
 

@@ -9,7 +9,13 @@ from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
-from lines_of_battle_helpers import oracle, play, position, small_positions
+from lines_of_battle_helpers import (
+    DETERMINISTIC_TIME,
+    oracle,
+    play,
+    position,
+    small_positions,
+)
 
 from battlejudge.engines.game import CHANCE
 from battlejudge.engines.lines_of_battle.actions import Action
@@ -127,13 +133,13 @@ def test_best_attack_and_exposure_match_exhaustive_search(pos: Position) -> None
     if s.is_terminal():
         return
     value, exposed, _ = oracle(s, certain_only=False)
-    plan = best_attack(pos)
+    plan = best_attack(pos, time_limit=None, deterministic_time=DETERMINISTIC_TIME)
     assert plan.optimal
     assert plan.expected == value
     assert len(plan.exposed) == exposed
     assert replay_plan(s, plan)[0] == value
     sure, _, threatened = oracle(s, certain_only=True)
-    ans = exposure(pos, 1)
+    ans = exposure(pos, 1, time_limit=None, deterministic_time=DETERMINISTIC_TIME)
     assert ans.count == sure
     assert set(ans.threatened) == threatened
     assert set(ans.safe) == {u.square for u in pos.side(1)} - threatened
@@ -168,11 +174,11 @@ def test_three_mover_cases_match_exhaustive_search(units: tuple[str, ...]) -> No
     pos = position("4x4", 0, *units)
     s = LinesOfBattleState.from_position(pos)
     value, exposed, _ = oracle(s, certain_only=False)
-    plan = best_attack(pos)
+    plan = best_attack(pos, time_limit=None, deterministic_time=DETERMINISTIC_TIME)
     assert (plan.expected, len(plan.exposed)) == (value, exposed)
     assert replay_plan(s, plan)[0] == value
     sure, _, threatened = oracle(s, certain_only=True)
-    ans = exposure(pos, 1)
+    ans = exposure(pos, 1, time_limit=None, deterministic_time=DETERMINISTIC_TIME)
     assert (ans.count, set(ans.threatened)) == (sure, threatened)
 
 
@@ -181,10 +187,10 @@ def test_full_board_example_replays() -> None:
 
     root = Path(__file__).resolve().parent.parent / "examples" / "lines_of_battle"
     q = parse_question(json.loads((root / "best-attack.json").read_text()))
-    plan = best_attack(q.position)
+    plan = best_attack(q.position, time_limit=None, deterministic_time=DETERMINISTIC_TIME)
     s = LinesOfBattleState.from_position(q.position)
     assert replay_plan(s, plan)[0] == plan.expected > 0
-    e = exposure(q.position, 0)
+    e = exposure(q.position, 0, time_limit=None, deterministic_time=DETERMINISTIC_TIME)
     t = LinesOfBattleState.from_position(Position(q.position.board, 1, q.position.units))
     assert replay_plan(t, e.plan)[1] == e.count
 

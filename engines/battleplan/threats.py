@@ -88,10 +88,17 @@ class Playout:
 
 
 def threats(
-    pos: Position, player: int, time_limit: float = DEFAULT_TIME_LIMIT, seed: int = 0
+    pos: Position,
+    player: int,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    seed: int = 0,
+    *,
+    deterministic_time: float | None = None,
 ) -> Threats:
     """The same answer as the CP-SAT method (see the module docstring for how it is
-    found); ``time_limit`` bounds each CP-SAT solve when one is needed."""
+    found); ``time_limit`` (seconds, None: none) and ``deterministic_time`` (CP-SAT's
+    deterministic time, None: none; what tests use) bound each CP-SAT solve when one is
+    needed (:mod:`battlejudge.solver.battleplan.questions`)."""
     rng = random.Random(seed)
     used_cp_sat = False
     out = Threats(player)
@@ -107,7 +114,7 @@ def threats(
 
             log.info("%s: %d squares left to CP-SAT", piece_label(e), len(left))
             used_cp_sat = True
-            more, complete = reach(pos, e, time_limit, candidates=left)
+            more, complete = reach(pos, e, time_limit, left, deterministic_time=deterministic_time)
             found |= more
         out.reach[e] = sorted(found)
         out.complete = out.complete and complete
@@ -126,7 +133,9 @@ def threats(
 
         log.info("%s: no playout kills it, asking CP-SAT", piece_label(g))
         used_cp_sat = True
-        out.exposed[g] = can_kill(pos, g, by="enemy", time_limit=time_limit)
+        out.exposed[g] = can_kill(
+            pos, g, "enemy", time_limit, deterministic_time=deterministic_time
+        )
     out.method = "bounds+engine-playouts" + ("+cp-sat" if used_cp_sat else "")
     return out
 

@@ -40,13 +40,21 @@ _BACK = (CAVALRY, ARCHER, CAVALRY, ARCHER, ARCHER, CAVALRY, ARCHER, CAVALRY)
 
 class PlannerBot:
     """Plays the solver's best-attack plan each turn (CP-SAT, ``time_limit`` seconds at
-    most per turn)."""
+    most per turn; None: no wall-clock limit). With ``deterministic_time`` (CP-SAT's
+    deterministic time per turn) and ``time_limit=None`` its games do not depend on the
+    machine's speed or load: what tests use."""
 
     name = "planner"
 
-    def __init__(self, seed: int = 0, time_limit: float = 5.0) -> None:
+    def __init__(
+        self,
+        seed: int = 0,
+        time_limit: float | None = 5.0,
+        deterministic_time: float | None = None,
+    ) -> None:
         self.rng = random.Random(seed)
         self.time_limit = time_limit
+        self.deterministic_time = deterministic_time
         self._queue: list[Action] = []
 
     def _deploy(self, state: LinesOfBattleState) -> Action:
@@ -79,7 +87,12 @@ class PlannerBot:
             # OR-Tools (the games extra) is imported when the planner first plays.
             from battlejudge.solver.lines_of_battle.plan import best_attack
 
-            plan = best_attack(state.position(), time_limit=self.time_limit, advance=True)
+            plan = best_attack(
+                state.position(),
+                time_limit=self.time_limit,
+                advance=True,
+                deterministic_time=self.deterministic_time,
+            )
             self._queue = plan_actions(plan)
         while self._queue:
             action = self._queue.pop(0)

@@ -16,6 +16,8 @@ Verdict = Literal["possible", "impossible", "unknown"]
 METHOD = "cp-sat"
 """The method of an answer found by the CP-SAT model (:mod:`.questions`)."""
 DEFAULT_TIME_LIMIT = 30.0
+"""Seconds of wall clock a CP-SAT solve may take unless told otherwise (people waiting at
+a prompt); tests pass a ``deterministic_time`` instead (:mod:`.questions`)."""
 
 
 @dataclass(frozen=True)
@@ -59,8 +61,8 @@ class Threats:
     exposed: dict[int, Answer] = field(default_factory=dict)
     """the player's live pieces -> can an enemy kill it this round?"""
     complete: bool = True
-    """False when a time limit cut a reach computation short (``reach`` is then a
-    lower bound)."""
+    """False when a limit (time or deterministic time) cut a reach computation short
+    (``reach`` is then a lower bound)."""
     method: str = METHOD
 
 

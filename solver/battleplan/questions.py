@@ -10,7 +10,13 @@ does not fix, and some choices of both players. A ``possible`` answer carries a 
 (the face-down contents chosen and the line of play in the engine's notation) which the
 engine replays; ``impossible`` comes from CP-SAT proving the model infeasible. CP-SAT
 gives no checkable refutation here, so the answer names its method and is never called
-certified; ``unknown`` means the time limit was hit and implies nothing.
+certified; ``unknown`` means a limit was hit and implies nothing.
+
+Limits, per CP-SAT solve: ``time_limit`` seconds of wall clock (None: none), the bound a
+person waiting wants; ``deterministic_time``, CP-SAT's deterministic time (None: none), a
+count of the work done, so that with the one search worker used here the answer is the
+same on every machine and under any load. Tests use ``deterministic_time`` alone
+(``time_limit=None``): a wall-clock limit would let a busy machine change a test's outcome.
 """
 
 from __future__ import annotations
@@ -40,9 +46,15 @@ from battlejudge.solver.battleplan.position import (
 from battlejudge.solver.errors import InputError
 
 
-def _solve(enc: Encoding, time_limit: float) -> tuple[cp_model.CpSolver, Any]:
+def _solve(
+    enc: Encoding, time_limit: float | None, deterministic_time: float | None
+) -> tuple[cp_model.CpSolver, Any]:
     solver = cp_model.CpSolver()
-    solver.parameters.max_time_in_seconds = time_limit
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = time_limit
+    if deterministic_time is not None:
+        solver.parameters.max_deterministic_time = deterministic_time
+    # One worker: with several, which one finishes first depends on thread timing.
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = 0
     # Light presolve: these models are small and solved many times (threats).
@@ -66,7 +78,9 @@ def can_kill(
     pos: Position,
     piece: int,
     by: Literal["any", "enemy"] = "any",
-    time_limit: float = DEFAULT_TIME_LIMIT,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    *,
+    deterministic_time: float | None = None,
 ) -> Answer:
     """Can ``piece`` die before the round ends (and before anyone wins)? ``by="enemy"``
     counts only a kill by an enemy attack (friendly fire may still break a shield)."""
@@ -90,7 +104,7 @@ def can_kill(
     for n in range(enc.states):
         for w in enc.win[n]:
             m.add_implication(w, enc.alive[n][piece].negated())
-    solver, status = _solve(enc, time_limit)
+    solver, status = _solve(enc, time_limit, deterministic_time)
     verdict = _verdict(status)
     witness = None
     question = f"can-kill {piece_label(piece)}" + (" by an enemy" if by == "enemy" else "")
@@ -100,7 +114,13 @@ def can_kill(
     return Answer(question, verdict, witness, wall_s=solver.wall_time)
 
 
-def can_score(pos: Position, player: int, time_limit: float = DEFAULT_TIME_LIMIT) -> Answer:
+def can_score(
+    pos: Position,
+    player: int,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    *,
+    deterministic_time: float | None = None,
+) -> Answer:
     """Can ``player`` win this round: his carrier, or a piece that first takes the flag,
     entering his Win Zone before the other player does?"""
     enc = build(pos)
@@ -109,7 +129,7 @@ def can_score(pos: Position, player: int, time_limit: float = DEFAULT_TIME_LIMIT
     m.add_bool_or(mine)
     for n in range(enc.states):
         m.add_bool_or([enc.win[n][1 - player].negated(), *mine[:n]])
-    solver, status = _solve(enc, time_limit)
+    solver, status = _solve(enc, time_limit, deterministic_time)
     verdict = _verdict(status)
     witness = None
     if verdict == "possible":
@@ -118,7 +138,13 @@ def can_score(pos: Position, player: int, time_limit: float = DEFAULT_TIME_LIMIT
     return Answer(f"can-score {SEATS[player]}", verdict, witness, wall_s=solver.wall_time)
 
 
-def threats(pos: Position, player: int, time_limit: float = DEFAULT_TIME_LIMIT) -> Threats:
+def threats(
+    pos: Position,
+    player: int,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    *,
+    deterministic_time: float | None = None,
+) -> Threats:
     """For each live enemy piece, every square it could stand on at some point of the
     rest of the round (before any win ends the game); for each of ``player``'s live
     pieces, whether an enemy could kill it (:func:`can_kill` with ``by="enemy"``).
@@ -129,33 +155,41 @@ def threats(pos: Position, player: int, time_limit: float = DEFAULT_TIME_LIMIT) 
     for e in range(3 * (1 - player), 3 * (1 - player) + 3):
         if pos.pieces[e].square is None:
             continue
-        found, complete = _reach(pos, e, time_limit)
+        found, complete = _reach(pos, e, time_limit, deterministic_time)
         out.reach[e] = sorted(found)
         out.complete = out.complete and complete
     for g in range(3 * player, 3 * player + 3):
         if pos.pieces[g].square is not None:
-            out.exposed[g] = can_kill(pos, g, by="enemy", time_limit=time_limit)
+            out.exposed[g] = can_kill(
+                pos, g, "enemy", time_limit, deterministic_time=deterministic_time
+            )
     return out
 
 
 def reach(
     pos: Position,
     e: int,
-    time_limit: float = DEFAULT_TIME_LIMIT,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
     candidates: set[int] | None = None,
+    *,
+    deterministic_time: float | None = None,
 ) -> tuple[set[int], bool]:
     """The squares piece ``e`` can stand on at some point of the rest of the round
-    (before anyone wins), and whether the search finished (False: a time limit hit, the
+    (before anyone wins), and whether the search finished (False: a limit was hit, the
     set is then a lower bound). With ``candidates``, only those squares (and its own) are
     asked about: the caller knows the others are out of reach or already found.
 
     By repeated solves of one model (under assumptions), each asking for a line that
     visits a square not yet found, farthest first, until CP-SAT proves none is left."""
-    return _reach(pos, e, time_limit, candidates)
+    return _reach(pos, e, time_limit, deterministic_time, candidates)
 
 
 def _reach(
-    pos: Position, e: int, time_limit: float, candidates: set[int] | None = None
+    pos: Position,
+    e: int,
+    time_limit: float | None,
+    deterministic_time: float | None,
+    candidates: set[int] | None = None,
 ) -> tuple[set[int], bool]:
     home = pos.pieces[e].square
     assert home is not None
@@ -202,7 +236,7 @@ def _reach(
         m.add_bool_or([active.negated(), *picks])
         m.clear_assumptions()
         m.add_assumptions([active])
-        solver, status = _solve(enc, time_limit)
+        solver, status = _solve(enc, time_limit, deterministic_time)
         m.add(active == 0)
         if status == cp_model.INFEASIBLE:
             left -= set(ring)  # proved out of reach

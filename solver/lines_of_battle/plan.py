@@ -27,6 +27,12 @@ by ``i`` units without a tie rule and ``j`` with one survives with probability
 can attack one target (one per direction: the nearest unit in a line blocks the rest),
 so the expected value is an integer multiple of ``36^-4``. Ties are broken by the fewest
 own units left exposed (see :func:`exposed_squares`).
+
+Limits, per CP-SAT solve: ``time_limit`` seconds of wall clock (None: none), for a person
+waiting; ``deterministic_time``, CP-SAT's deterministic time (None: none), a count of the
+work done, so that with the one search worker used here the plan (and whether it is
+proved optimal) is the same on every machine and under any load. Tests use
+``deterministic_time`` alone (``time_limit=None``).
 """
 
 from __future__ import annotations
@@ -377,15 +383,16 @@ class _Model:
     def require_kill(self, k: int) -> None:
         self.m.add(self.sure[k] == 1)
 
-    def solve(self, time_limit: float) -> tuple[cp_model.CpSolver, bool]:
-        solver = cp_model.CpSolver()
-        solver.parameters.num_workers = 1
+    def solve(
+        self, time_limit: float | None, deterministic_time: float | None
+    ) -> tuple[cp_model.CpSolver, bool]:
+        solver = _solver(time_limit, deterministic_time)
         solver.parameters.random_seed = 0
-        solver.parameters.max_time_in_seconds = time_limit
         status = solver.solve(self.m)
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             raise UndecidedError(
-                f"CP-SAT found no plan within {time_limit:g} s ({solver.status_name(status)})"
+                f"CP-SAT found no plan within {_say_limits(time_limit, deterministic_time)} "
+                f"({solver.status_name(status)})"
             )
         return solver, status == cp_model.OPTIMAL
 
@@ -451,6 +458,25 @@ class _Model:
         )
 
 
+def _solver(time_limit: float | None, deterministic_time: float | None) -> cp_model.CpSolver:
+    """A CP-SAT solver with these limits (see the module) and one search worker: with
+    several, which one finishes first depends on thread timing."""
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    if time_limit is not None:
+        solver.parameters.max_time_in_seconds = time_limit
+    if deterministic_time is not None:
+        solver.parameters.max_deterministic_time = deterministic_time
+    return solver
+
+
+def _say_limits(time_limit: float | None, deterministic_time: float | None) -> str:
+    said = [f"{time_limit:g} s"] if time_limit is not None else []
+    if deterministic_time is not None:
+        said.append(f"{deterministic_time:g} units of deterministic time")
+    return " or ".join(said) or "no limit"
+
+
 def expected_kills(attacks: Iterable[PlannedAttack]) -> Fraction:
     """Exact expected number of targets destroyed: a target survives only if every
     attack on it fails, and the attacks on it are independent."""
@@ -460,24 +486,38 @@ def expected_kills(attacks: Iterable[PlannedAttack]) -> Fraction:
     return sum((1 - s for s in survive.values()), Fraction(0))
 
 
-def best_attack(pos: Position, *, time_limit: float = 20.0, advance: bool = False) -> Plan:
+def best_attack(
+    pos: Position,
+    *,
+    time_limit: float | None = 20.0,
+    advance: bool = False,
+    deterministic_time: float | None = None,
+) -> Plan:
     """The plan for ``pos.to_move`` with the most expected enemy kills this turn, ties
     broken by the fewest own units left exposed (then, with ``advance``, by standing
     nearer the enemy, the planner bot's preference; without it, by the fewest moves
-    and re-faces). ``optimal`` says whether CP-SAT
-    proved it within ``time_limit``; no plan at all raises :class:`UndecidedError`."""
+    and re-faces). ``optimal`` says whether CP-SAT proved it within the limits
+    (``time_limit`` seconds, ``deterministic_time``: see the module); no plan at all
+    raises :class:`UndecidedError`."""
     model = _Model(pos, certain_only=False, tie_break=True, advance=advance)
-    solver, optimal = model.solve(time_limit)
+    solver, optimal = model.solve(time_limit, deterministic_time)
     return model.extract(solver, optimal)
 
 
-def exposure(pos: Position, player: int, *, time_limit: float = 20.0) -> Exposure:
+def exposure(
+    pos: Position,
+    player: int,
+    *,
+    time_limit: float | None = 20.0,
+    deterministic_time: float | None = None,
+) -> Exposure:
     """How many of ``player``'s units the opponent, moving next with fresh units, can
     destroy for certain (side and rear attacks, no dice) in his turn, with the plan that
-    does it; and which units no plan of his can destroy for certain."""
+    does it; and which units no plan of his can destroy for certain. The limits apply
+    to each solve (see the module)."""
     attacker_view = Position(pos.board, 1 - player, pos.units)
     model = _Model(attacker_view, certain_only=True, tie_break=False, advance=False)
-    solver, optimal = model.solve(time_limit)
+    solver, optimal = model.solve(time_limit, deterministic_time)
     plan = model.extract(solver, optimal)
     killed = {a.target for a in plan.attacks}
     threatened = set(killed)
@@ -491,9 +531,7 @@ def exposure(pos: Position, player: int, *, time_limit: float = 20.0) -> Exposur
             attacker_view, certain_only=True, tie_break=False, advance=False, objective=False
         )
         probe.require_kill(k)
-        sub = cp_model.CpSolver()
-        sub.parameters.num_workers = 1
-        sub.parameters.max_time_in_seconds = time_limit
+        sub = _solver(time_limit, deterministic_time)
         status = sub.solve(probe.m)
         if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             threatened.add(t.square)
