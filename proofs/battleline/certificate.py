@@ -10,6 +10,47 @@ CNF inflates to at most ``MAX_CNF_BYTES`` and the proof to at most what the size
 allows a proof of that CNF (:mod:`battlejudge.solver.proof_limits`), so a small body
 cannot inflate into a large one; :func:`verify_bounded` runs the check itself under a
 time and memory budget (:mod:`battlejudge.proofs.budget`).
+
+Every field of :class:`CertificateFile`, and how it is checked (``verify`` is
+:func:`battlejudge.solver.battleline.claims.verify`; "rejected" is exit 1 of
+``battlejudge verify``, the message naming the field; a file the schema refuses is not a
+certificate, exit 2):
+
+* ``format``, ``version``, ``game``: the schema admits only ``battlejudge-certificate``,
+  1 and ``battleline``.
+* ``question`` (``mine``, ``theirs``, ``seen``, ``mud``, ``fog``, ``completed_first``):
+  read by the question's own parser (a question no table can show is rejected) and by
+  meaning (``seen`` is a set; any card spelling the parser accepts); its canonical text
+  must hash to ``question_sha256``, so changing any of it is rejected.
+* ``question_sha256``: the SHA-256 of the canonical question, recomputed.
+* ``verdict``: ``valid`` needs a DRAT refutation of the encoder's formula (below) and no
+  witness; ``invalid`` needs a witness that beats the claim and no blocking set, CNF or
+  proof. ``--deep`` also re-decides the question with the brute-force oracle.
+* ``mine.formation``, ``mine.sum``, ``mine.wilds``: the name, sum and wild identities
+  that the rules code (:func:`~battlejudge.solver.battleline.formation.best_formation`)
+  gives for ``question.mine``, each compared; the strength also the oracle's own
+  evaluation. Under Fog only the sum counts and the rules code names every formation a
+  ``host``: any other name is rejected (the verdict would stand, the label would lie).
+* ``witness`` (invalid only): ``added`` are distinct troops, none face up or at the
+  opponent's side, exactly enough to complete it, and with ``question.theirs`` they beat
+  the claim by the oracle's evaluation and the tie rule. Any beating completion is a true
+  witness (the prover writes a canonical one; another is not a false statement).
+  ``witness.formation``, ``witness.sum``, ``witness.wilds``: as for ``mine``, for the
+  completed side.
+* ``blocking`` (valid only): troops face up in the question (the claimant's or
+  ``seen``); the CNF is built with exactly these out and must be refuted, so they alone
+  block every beating completion. That the set is minimal is not checked (the prover
+  computes a minimal one; docs/explanation/certificates.md).
+* ``cnf`` (valid only): ``encoding`` by the schema; ``data`` inflates within
+  ``MAX_CNF_BYTES``, its text must hash to ``sha256`` and be byte for byte what the
+  encoder builds for the question and the blocking set.
+* ``proof`` (valid only): ``encoding`` by the schema; ``data`` inflates within what the
+  size rule allows a proof of that CNF (checked before any other work), its text must hash
+  to ``sha256``, and dratify (which shares no code with the solver) must accept it as a
+  refutation of the CNF.
+* ``encoder``: must be the encoder version this checker re-encodes with.
+* ``solver`` (``name``, ``version``): informational and not checked (the proof is checked
+  on its own, whoever wrote it); the schema allows only short printable names.
 """
 
 from __future__ import annotations

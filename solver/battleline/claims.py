@@ -451,13 +451,36 @@ def _say_wilds(wilds: dict[str, str], none: str) -> str:
     return ", ".join(f"{card} as {troop}" for card, troop in wilds.items()) or none
 
 
-def _check_wilds(field: str, stated: Formation, cards: Sequence[Card], q: ClaimQuestion) -> None:
-    """The wild identities a certificate shows must be the ones the rules code gives
-    (``best_formation``): they are shown to people, so they are checked too."""
-    said, want = stated.wild_choices(), best_formation(cards, q.mud, q.fog).wild_choices()
-    if said != want:
+def _check_formation(
+    field: str, stated: Formation, cards: Sequence[Card], q: ClaimQuestion
+) -> None:
+    """A formation a certificate states (``mine`` or ``witness``) must be the one the rules
+    code (``best_formation``) makes of ``cards``: its name, its sum and the identities of
+    its wild cards, each shown to people, each checked, the error naming the first field
+    that is wrong. Under Fog only the sum counts (Rules: Fog) and the rules code names
+    every formation a host, so a Fog formation stated under any other name is rejected:
+    the verdict would not change, but the label people read would be false. Its strength
+    must also be the oracle's own evaluation (which shares no code with the rules code)."""
+    rules = best_formation(cards, q.mud, q.fog)
+    said = format_cards(cards)
+    if stated.name != rules.name:
+        fog = " (under Fog only the sum counts: every formation is a host)" if q.fog else ""
         raise _reject(
-            f"{field}.wilds says {_say_wilds(said, 'nothing')}, but the rules give "
+            f"{field}.formation says {stated.name!r}, but the rules code makes {said} a "
+            f"{rules.name!r}, {rules.label}{fog}"
+        )
+    if stated.total != rules.total:
+        raise _reject(f"{field}.sum says {stated.total}, but {said} makes {rules.label}")
+    strength = oracle.strength(cards, q.fog)
+    if rules.strength != strength:
+        raise _reject(
+            f"{field}: the rules code makes {said} {rules.label}, the oracle's evaluation "
+            f"{describe_strength(strength, q.fog)}"
+        )
+    wilds, want = stated.wild_choices(), rules.wild_choices()
+    if wilds != want:
+        raise _reject(
+            f"{field}.wilds says {_say_wilds(wilds, 'nothing')}, but the rules give "
             f"{_say_wilds(want, 'none (no wild card)')}"
         )
 
@@ -470,9 +493,11 @@ def verify(certified: Certificate | ProvedClaim, *, deep: bool = False) -> Liter
     is byte for byte what the encoder builds for the question and blocking set; the DRAT
     proof refutes it (``dratify``, which shares no code with the solver). Invalid: the
     witness adds unseen troops only, the right number, and beats the claim by the
-    oracle's own evaluation; no blocking set, CNF or proof. Both: the wild identities
-    shown (``mine`` and the witness) are the ones the rules code gives. ``deep`` also
-    re-decides the question by brute force.
+    oracle's own evaluation; no blocking set, CNF or proof. Both: each formation stated
+    (``mine`` and the witness's) has the name, sum and wild identities the rules code
+    gives for its cards (under Fog: a host, by its sum), and the oracle's strength.
+    ``deep`` also re-decides the question by brute force. The file fields and how each is
+    checked: :mod:`battlejudge.proofs.battleline.certificate`.
     """
     c = certified.certificate if isinstance(certified, ProvedClaim) else certified
     q = c.question
@@ -480,13 +505,7 @@ def verify(certified: Certificate | ProvedClaim, *, deep: bool = False) -> Liter
         raise _reject(f"made by encoder {c.encoder!r}, this checker knows {ENCODER_VERSION!r}")
     if sha256(q.canonical()) != c.question_sha256:
         raise _reject("the question does not match its SHA-256 (was it edited?)")
-    mine = oracle.strength(q.mine, q.fog)
-    if (0 if q.fog else RANK.get(c.mine.name, -1), c.mine.total) != mine:
-        raise _reject(
-            f"it says the claimant has {c.mine.label}, but {format_cards(q.mine)} is "
-            f"{describe_strength(mine, q.fog)}"
-        )
-    _check_wilds("mine", c.mine, q.mine, q)
+    _check_formation("mine", c.mine, q.mine, q)
     if c.verdict == "valid":
         _verify_valid(c)
     elif c.verdict == "invalid":
@@ -575,11 +594,7 @@ def _verify_invalid(c: Certificate) -> None:
             f"the witness reaches {describe_strength(theirs, q.fog)}, which does not beat "
             f"{describe_strength(mine, q.fog)}"
         )
-    if (0 if q.fog else RANK.get(w.formation.name, -1), w.formation.total) != theirs:
-        raise _reject(
-            f"the witness says {w.formation.label} but reaches {describe_strength(theirs, q.fog)}"
-        )
-    _check_wilds("witness", w.formation, (*q.theirs, *w.added), q)
+    _check_formation("witness", w.formation, (*q.theirs, *w.added), q)
 
 
 __all__ = [
