@@ -402,8 +402,15 @@ def test_concurrent_processes_cosign_one_first_checkpoint(tmp_path: Path) -> Non
     """Processes racing to be first with checkpoints of different sizes: one is cosigned
     (the others' old size 0 is stale by then), and the state holds that one."""
     sizes = [3, 5, 7, 9]
-    with multiprocessing.get_context("fork").Pool(4) as pool:
+    # close and join, never terminate: a SIGTERM handler another test left in this
+    # process (a CLI's signal handling) is inherited by forked workers and would keep
+    # them alive, so that ``with Pool()`` (which terminates) hung the suite
+    pool = multiprocessing.get_context("fork").Pool(4)
+    try:
         statuses = pool.map(_offer_in_process, [(str(tmp_path), s) for s in sizes])
+    finally:
+        pool.close()
+        pool.join()
     assert sorted(statuses) == [200, 409, 409, 409]
     winner = sizes[statuses.index(200)]
     assert make_witness(tmp_path).latest(ORIGIN).size == winner  # type: ignore[union-attr]
