@@ -183,8 +183,7 @@ def test_record_deals(order: list[int], i: int, j: int) -> None:
     cards = [str(bl.CARDS[c]) for c in order[:14]]
     cards[j] = cards[i]
     rec = GameRecord.loads(
-        f'[DealNorth "{" ".join(cards[:7])}"]\n[DealSouth "{" ".join(cards[7:])}"]\n'
-        '[Result "*"]\n'
+        f'[DealNorth "{" ".join(cards[:7])}"]\n[DealSouth "{" ".join(cards[7:])}"]\n[Result "*"]\n'
     )
     if i == j:
         assert replay(rec).sound
