@@ -15,6 +15,7 @@ import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Any, Final
 
@@ -38,21 +39,24 @@ MAX_TILE: Final = WIDTH * (0xFFFF + 2)
 TIMEOUT: Final = 10.0
 
 
-class LogView:
+class LogView(ABC):
     """A log's latest checkpoint and tiles, read-only. ``name`` names it in messages."""
 
     name: str
 
+    @abstractmethod
     def checkpoint(self) -> str | None:
         """The latest checkpoint note, or None when the log has none."""
-        raise NotImplementedError
+        ...
 
+    @abstractmethod
     def tile(self, path: str) -> bytes | None:
         """The tile (or entry bundle) at ``path``, or None when there is none."""
-        raise NotImplementedError
+        ...
 
     def close(self) -> None:
         """Release what the view holds (a connection)."""
+        return  # nothing held by default
 
     def head(self) -> tuple[str, Checkpoint]:
         """The latest checkpoint's note and its fields; :class:`InputError` if none."""

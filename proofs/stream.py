@@ -16,6 +16,7 @@ cursor, a batch of rows at a time, in one snapshot.
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +55,7 @@ START = Mark(0, 0)
 """The first line of a log."""
 
 
-class LogReader:
+class LogReader(ABC):
     """A log open for reading line by line (:func:`iter_store`); a context manager that
     closes the file or the database connection.
 
@@ -83,19 +84,23 @@ class LogReader:
         self._whole = whole
         self._count: int | None = None
 
+    @abstractmethod
     def _items(self) -> Iterator[tuple[int, Item]]:
-        raise NotImplementedError
+        """Made by each kind of log."""
 
+    @abstractmethod
     def _count_lines(self) -> int:
-        raise NotImplementedError
+        """Made by each kind of log."""
 
+    @abstractmethod
     def reopen(self, start: Mark) -> LogReader:
         """A new reader of the same log from the line at ``start`` (its checkpoint is not
         read again: ``checkpoint`` is None)."""
-        raise NotImplementedError
+        ...
 
     def close(self) -> None:
         """Release the file or the database connection."""
+        return  # nothing held by default
 
     def count_lines(self) -> int:
         """How many lines the log has from this reader's start, as of now (read ahead, for
