@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from battlejudge.cli.common import EXIT_NO, Renamed, emit_json
+from battlejudge.cli.common import EXIT_NO, Renamed, cp_sat_limit_options, emit_json, wall_limit
 from battlejudge.engines.battleplan.position import (
     Goal,
     exhaustive,
@@ -117,28 +117,11 @@ def _report(pos: Position, answer: Answer, goal: Goal, as_json: bool, check: boo
         raise click.exceptions.Exit(EXIT_NO)
 
 
-_time_limit = click.option(
-    "--time-limit",
-    type=click.FloatRange(min=0.1),
-    default=None,
-    help=f"Seconds CP-SAT may spend per solve [default: {DEFAULT_TIME_LIMIT:g}, "
-    "none with --deterministic-time].",
-)
-_deterministic_time = click.option(
-    "--deterministic-time",
-    type=click.FloatRange(min=0.001),
-    default=None,
-    help="CP-SAT's deterministic time per solve instead: a count of its work, so the "
-    "answer is the same on any machine and under any load.",
-)
+_limits = cp_sat_limit_options(DEFAULT_TIME_LIMIT, "Seconds CP-SAT may spend per solve")
 
 
 def _wall(time_limit: float | None, deterministic_time: float | None) -> float | None:
-    """The wall-clock limit: the default applies unless a deterministic limit is asked
-    for (and --time-limit is not given)."""
-    if time_limit is None and deterministic_time is None:
-        return DEFAULT_TIME_LIMIT
-    return time_limit
+    return wall_limit(DEFAULT_TIME_LIMIT, time_limit, deterministic_time)
 
 
 _no_check = click.option(
@@ -167,8 +150,7 @@ def ask() -> None:
     show_default=True,
     help="Count any kill (friendly fire too) or only an enemy's.",
 )
-@_time_limit
-@_deterministic_time
+@_limits
 @_no_check
 @_json
 def can_kill_cmd(
@@ -198,8 +180,7 @@ def can_kill_cmd(
 @ask.command("can-score")
 @click.argument("position", type=click.Path(dir_okay=False))
 @click.argument("player")
-@_time_limit
-@_deterministic_time
+@_limits
 @_no_check
 @_json
 def can_score_cmd(
@@ -231,8 +212,7 @@ def can_score_cmd(
     help="fast: bounds and engine playouts, CP-SAT only for what they leave open; "
     "cp-sat: the CP-SAT model for everything (the same answer, much slower).",
 )
-@_time_limit
-@_deterministic_time
+@_limits
 @_json
 def threats_cmd(
     position: str,

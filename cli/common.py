@@ -225,3 +225,37 @@ def progress(
         click.echo(f"{label}: {done}/{total} {unit}, {_duration(elapsed)} so far{rest}", err=True)
 
     yield tick
+
+
+def cp_sat_limit_options(default_seconds: float, what: str) -> Callable[[F], F]:
+    """``--time-limit`` (``what``: the seconds CP-SAT may take, ``default_seconds`` unless
+    a deterministic limit is given) and ``--deterministic-time`` (CP-SAT's count of its
+    work: the same answer on any machine and under any load); :func:`wall_limit` reads
+    the two."""
+
+    def decorate(f: F) -> F:
+        f = click.option(
+            "--deterministic-time",
+            type=click.FloatRange(min=0.001),
+            default=None,
+            help="CP-SAT's deterministic time per solve instead: a count of its work, so the "
+            "answer is the same on any machine and under any load.",
+        )(f)
+        return click.option(
+            "--time-limit",
+            type=click.FloatRange(min=0.1),
+            default=None,
+            help=f"{what} [default: {default_seconds:g}, none with --deterministic-time].",
+        )(f)
+
+    return decorate
+
+
+def wall_limit(
+    default_seconds: float, time_limit: float | None, deterministic_time: float | None
+) -> float | None:
+    """The wall-clock limit: the default applies unless a deterministic limit is asked
+    for (and --time-limit is not given)."""
+    if time_limit is None and deterministic_time is None:
+        return default_seconds
+    return time_limit

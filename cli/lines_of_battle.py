@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from battlejudge.cli.common import EXIT_UNDECIDED, emit_json, fail
+from battlejudge.cli.common import EXIT_UNDECIDED, cp_sat_limit_options, emit_json, fail, wall_limit
 from battlejudge.engines.lines_of_battle.actions import to_string
 from battlejudge.engines.lines_of_battle.plans import plan_actions, replay_plan
 from battlejudge.engines.lines_of_battle.state import LinesOfBattleState
@@ -110,28 +110,11 @@ def ask() -> None:
 
 
 DEFAULT_TIME_LIMIT = 20.0
-_time_limit = click.option(
-    "--time-limit",
-    type=click.FloatRange(min=0.1),
-    default=None,
-    help=f"Seconds CP-SAT may search [default: {DEFAULT_TIME_LIMIT:g}, none with "
-    "--deterministic-time].",
-)
-_deterministic_time = click.option(
-    "--deterministic-time",
-    type=click.FloatRange(min=0.001),
-    default=None,
-    help="CP-SAT's deterministic time per solve instead: a count of its work, so the "
-    "answer is the same on any machine and under any load.",
-)
+_limits = cp_sat_limit_options(DEFAULT_TIME_LIMIT, "Seconds CP-SAT may search")
 
 
 def _wall(time_limit: float | None, deterministic_time: float | None) -> float | None:
-    """The wall-clock limit: the default applies unless a deterministic limit is asked
-    for (and --time-limit is not given)."""
-    if time_limit is None and deterministic_time is None:
-        return DEFAULT_TIME_LIMIT
-    return time_limit
+    return wall_limit(DEFAULT_TIME_LIMIT, time_limit, deterministic_time)
 
 
 @ask.command("odds")
@@ -185,8 +168,7 @@ def odds_cmd(position: str, as_json: bool) -> None:
 
 @ask.command("exposure")
 @click.argument("position", type=click.Path(dir_okay=False))
-@_time_limit
-@_deterministic_time
+@_limits
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
 def exposure_cmd(
     position: str, time_limit: float | None, deterministic_time: float | None, as_json: bool
@@ -233,8 +215,7 @@ def exposure_cmd(
 
 @ask.command("best-attack")
 @click.argument("position", type=click.Path(dir_okay=False))
-@_time_limit
-@_deterministic_time
+@_limits
 @click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON.")
 def best_attack_cmd(
     position: str, time_limit: float | None, deterministic_time: float | None, as_json: bool

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -95,16 +96,11 @@ def inclusion_proof(target: str | os.PathLike[str], seq: int) -> dict[str, Any]:
     (:mod:`battlejudge.proofs.logview`); a log without tiles (written before them) is
     read whole. Raises :class:`InputError` when there is no such record, no checkpoint,
     or the log does not match its checkpoint."""
-    from battlejudge.proofs.logview import open_view
-    from battlejudge.proofs.tiles import TileError
-
-    view = open_view(target)
-    try:
-        return view.inclusion_proof(seq)
-    except TileError:
-        return _whole_inclusion_proof(target, seq)
-    finally:
-        view.close()
+    return _from_tiles(
+        target,
+        lambda view: view.inclusion_proof(seq),
+        lambda: _whole_inclusion_proof(target, seq),
+    )
 
 
 def consistency_proof(target: str | os.PathLike[str], old_note: str) -> dict[str, Any]:
@@ -112,14 +108,28 @@ def consistency_proof(target: str | os.PathLike[str], old_note: str) -> dict[str
     to its latest one, from its tiles (or the whole log, for a log without them). Raises
     :class:`ProofFailed` when it did not (its first records do not hash to the old root:
     it was rewritten) and :class:`InputError` for an unreadable checkpoint or log."""
+    return _from_tiles(
+        target,
+        lambda view: view.consistency_proof(old_note),
+        lambda: _whole_consistency_proof(target, old_note),
+    )
+
+
+def _from_tiles(
+    target: str | os.PathLike[str],
+    tiled: Callable[[Any], dict[str, Any]],
+    whole: Callable[[], dict[str, Any]],
+) -> dict[str, Any]:
+    """``tiled``'s proof from the log's view (:mod:`battlejudge.proofs.logview`: its
+    tiles), or ``whole``'s from the whole log when it has no tiles."""
     from battlejudge.proofs.logview import open_view
     from battlejudge.proofs.tiles import TileError
 
     view = open_view(target)
     try:
-        return view.consistency_proof(old_note)
+        return tiled(view)
     except TileError:
-        return _whole_consistency_proof(target, old_note)
+        return whole()
     finally:
         view.close()
 
