@@ -81,7 +81,7 @@ from battlejudge.engines.battleline.config import RulesConfig
 from battlejudge.engines.game import CHANCE, TERMINAL, GameFacts, GameState, IllegalActionError
 from battlejudge.engines.seats import Seat, player_index
 from battlejudge.solver import battleline as bl
-from battlejudge.solver.battleline import reach
+from battlejudge.solver.battleline import decider
 from battlejudge.solver.errors import RuleError
 
 NORTH, SOUTH = 0, 1
@@ -372,16 +372,16 @@ class BattleLineState(GameState[Action]):
             self._face_up = (self._table_version, frozenset(cards))
         return self._face_up[1]
 
-    def claim_pool(self) -> reach.Pool:
+    def claim_pool(self) -> decider.Pool:
         """The troops an opponent may still add at any flag, as the fast decider's masks:
         every troop not face up (docs/rulings.md 5)."""
         face_up = [p.card for f in self.flags for side in f.sides for p in side]
         face_up += [c for pile in self.discards for c in pile]
-        return reach.pool_without(reach.FULL_POOL, face_up)
+        return decider.pool_without(decider.FULL_POOL, face_up)
 
-    def claimable(self, flag: int, player: Seat, pool: reach.Pool | None = None) -> bool:
+    def claimable(self, flag: int, player: Seat, pool: decider.Pool | None = None) -> bool:
         """Does the claim hold? Decided exactly by the solver's fast decider
-        (:func:`battlejudge.solver.battleline.reach.claim_holds`, docs/rulings.md 4-7), which
+        (:func:`battlejudge.solver.battleline.decider.claim_holds`, docs/rulings.md 4-7), which
         agrees with the SAT proof :meth:`judge_claim` gives; a claim is legal iff this
         holds. ``player`` is 0, 1, ``"north"`` or ``"south"``; ``pool``: :meth:`claim_pool`,
         when the caller has it already.
@@ -396,7 +396,7 @@ class BattleLineState(GameState[Action]):
         # docs/rulings.md 7: with both sides complete, the claimant loses a tie unless he
         # completed first (as claim_question's completed_first says).
         last = len(theirs) == n and not max(p.turn for p in mine) < max(p.turn for p in theirs)
-        return reach.claim_holds(
+        return decider.claim_holds(
             [p.card for p in mine],
             [p.card for p in theirs],
             self.claim_pool() if pool is None else pool,

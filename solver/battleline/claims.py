@@ -22,7 +22,7 @@ from typing import Any, Literal
 import dratify
 from dratify import check_proof, parse_dimacs
 
-from battlejudge.solver.battleline import oracle, reach
+from battlejudge.solver.battleline import decider, oracle
 from battlejudge.solver.battleline.backend import (
     PROOF_SOLVER,
     SolverCache,
@@ -127,7 +127,7 @@ class Decision:
     @property
     def added(self) -> tuple[Troop, ...] | None:
         """For an invalid claim, the troops (codes) of the opponent's best completion,
-        which beats the claim (:func:`.reach.best_completion`); empty when his side is
+        which beats the claim (:func:`.decider.best_completion`); empty when his side is
         complete already; None for a valid claim."""
         if self.status != "invalid":
             return None
@@ -135,7 +135,7 @@ class Decision:
         theirs = q.codes[1]
         if len(theirs) == q.size:
             return ()
-        return reach.best_completion(theirs, q.pool, q.size, q.fog)[1]
+        return decider.best_completion(theirs, q.pool, q.size, q.fog)[1]
 
     @property
     def witness(self) -> Witness | None:
@@ -239,7 +239,7 @@ def decide(
     q: ClaimQuestion, *, conflict_limit: int | None = None, cache: SolverCache | None = None
 ) -> Decision:
     """The fast verdict, exact and without a SAT call: the opponent's best reachable
-    formation against the claimant's (:mod:`.reach`, docs/rulings.md 4-7). For an invalid
+    formation against the claimant's (:mod:`.decider`, docs/rulings.md 4-7). For an invalid
     claim the decision gives the opponent's best completion. ``conflict_limit`` and ``cache``
     are accepted for callers of the SAT path and not needed here: this never hits a limit.
 
@@ -252,9 +252,9 @@ def decide(
     mine, theirs = q.codes
     fog = q.fog
     size = 4 if q.mud else 3  # docs/rulings.md 8
-    my_key = reach.best_key(mine, reach.EMPTY_POOL, size, fog)
+    my_key = decider.best_key(mine, decider.EMPTY_POOL, size, fog)
     if len(theirs) == size:
-        their_key = reach.best_key(theirs, reach.EMPTY_POOL, size, fog)
+        their_key = decider.best_key(theirs, decider.EMPTY_POOL, size, fog)
         if their_key == my_key:
             if q.completed_first is None:
                 raise _tie_needs_first(best_formation(q.mine, q.mud, fog))
@@ -263,7 +263,7 @@ def decide(
             lost = their_key > my_key
         return Decision(q, "invalid" if lost else "valid")
     # An incomplete opponent would play last: every tie is the claimant's (docs/rulings.md 7).
-    if reach.best_key(theirs, q.pool, size, fog, my_key) <= my_key:
+    if decider.best_key(theirs, q.pool, size, fog, my_key) <= my_key:
         return Decision(q, "valid")
     return Decision(q, "invalid")
 
@@ -274,17 +274,17 @@ def _beats(
 ) -> bool:
     """Can the opponent still beat the claim when he must add the troops ``forced`` and
     may add only the troops outside the 60-bit mask ``out`` (and not face up at his own
-    side)? Exact, by :mod:`.reach` (docs/rulings.md 5, 7): the same answer the SAT
+    side)? Exact, by :mod:`.decider` (docs/rulings.md 5, 7): the same answer the SAT
     formula of the question gives under the same units."""
     size, fog = q.size, q.fog
     side = (*q.codes[1], *forced)
     if len(side) > size:
         return False
     if len(side) == size:
-        key = reach.best_key(side, reach.EMPTY_POOL, size, fog)
+        key = decider.best_key(side, decider.EMPTY_POOL, size, fog)
         return key > my_key or (key == my_key and ties_lost)
-    pool = reach.pool_outside(out | _mask(forced))
-    return reach.best_key(side, pool, size, fog, my_key) > my_key
+    pool = decider.pool_outside(out | _mask(forced))
+    return decider.best_key(side, pool, size, fog, my_key) > my_key
 
 
 def _mask(troops: Iterable[Troop]) -> int:
@@ -301,7 +301,7 @@ def _minimal_blocking(q: ClaimQuestion, mine: Formation, ties_lost: bool) -> tup
     step an exact answer (:func:`_beats`, the bitmask decider, which agrees with the SAT
     path on every question), so the same question always gives the same set.
     """
-    my_key = reach.strength(q.codes[0], q.size, q.fog)
+    my_key = decider.strength(q.codes[0], q.size, q.fog)
     theirs = _mask(q.theirs_troops)
     kept = sorted(q.face_up)
     for t in list(kept):
@@ -319,7 +319,7 @@ def _canonical_witness(q: ClaimQuestion, mine: Formation, ties_lost: bool) -> Wi
     already made) exists, else it is forced in. Every choice is an exact answer
     (:func:`_beats`), so the completion depends on the question alone.
     """
-    my_key = reach.strength(q.codes[0], q.size, q.fog)
+    my_key = decider.strength(q.codes[0], q.size, q.fog)
     on_table = q.face_up | q.theirs_troops
     out = _mask(on_table)
     forced: list[Troop] = []
@@ -360,7 +360,7 @@ def prove(
     """The certified verdict. Raises :class:`UndecidedError` if a limit is hit.
 
     The verdict, the minimal blocking set, the canonical witness and the explanation
-    come from the exact bitmask decider (:mod:`.reach`); the certificate of a valid claim
+    come from the exact bitmask decider (:mod:`.decider`); the certificate of a valid claim
     is the encoder's formula with the table as unit clauses, refuted by a fresh
     proof-logging solver (within ``conflict_limit`` conflicts when given). ``cache`` is
     accepted for callers of the earlier SAT path and not needed.
@@ -427,16 +427,16 @@ def _reasons(
 ) -> tuple[Reason, ...]:
     if q.theirs_complete:
         return (explain_complete(best_formation(q.theirs, q.mud, q.fog), mine),)
-    my_key = reach.strength(q.codes[0], q.size, q.fog)
+    my_key = decider.strength(q.codes[0], q.size, q.fog)
     theirs = q.codes[1]
     taken = _mask(q.theirs_troops)
 
     def possible(name: str, blocked: Sequence[Card]) -> bool:
         """Can the opponent still make this formation, beating the claim, when only
         ``blocked`` troops are out of his reach?"""
-        pool = reach.pool_outside(taken | _mask(c.code for c in blocked))
+        pool = decider.pool_outside(taken | _mask(c.code for c in blocked))
         only = -1 if q.fog else RANK[name]
-        return reach.best_key(theirs, pool, q.size, q.fog, only=only) > my_key
+        return decider.best_key(theirs, pool, q.size, q.fog, only=only) > my_key
 
     selectors = [(n, key.fog or RANK[n] == key.rank) for n in selector_names(key)]
     return explain_valid(q.theirs, q.mine, mine, blocking, selectors, key.ties_lost, possible)

@@ -55,7 +55,7 @@ from battlejudge.solver.battleline.formation import (
     SKIRMISH,
     WEDGE,
 )
-from battlejudge.solver.battleline.reach import RUNS, Run
+from battlejudge.solver.battleline.decider import RUNS, Run
 
 ENCODER_VERSION = "battleline-cnf/2"
 """Version 2: certificate formulas leave out the terms the opponent's troops rule out."""

@@ -7,7 +7,7 @@ that make the side strongest, and may copy a troop that is visible elsewhere.
 
 This is the rules code that the solver uses to set its target and to replay every
 witness before returning it. Which category and sum a side makes is decided once, by
-:func:`reach.strength` (the bitmask evaluator the fast claim decider uses, and where
+:func:`decider.strength` (the bitmask evaluator the fast claim decider uses, and where
 the runs are defined); :func:`best_formation` adds the identities the wild cards take
 to make it. The brute-force oracle (``oracle.py``) has its own, separate evaluation:
 ``tests/test_formation_oracle.py`` checks both the strength and the identities
@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import permutations
 
-from battlejudge.solver.battleline import reach
+from battlejudge.solver.battleline import decider
 from battlejudge.solver.battleline.cards import (
     CARDS,
     WILD_VALUES,
@@ -35,11 +35,11 @@ WEDGE, PHALANX, BATTALION, SKIRMISH, HOST = "wedge", "phalanx", "battalion", "sk
 CATEGORIES: tuple[str, ...] = (WEDGE, PHALANX, BATTALION, SKIRMISH, HOST)
 """Formation names, best first."""
 RANK: dict[str, int] = {
-    WEDGE: reach.WEDGE,
-    PHALANX: reach.PHALANX,
-    BATTALION: reach.BATTALION,
-    SKIRMISH: reach.SKIRMISH,
-    HOST: reach.HOST,
+    WEDGE: decider.WEDGE,
+    PHALANX: decider.PHALANX,
+    BATTALION: decider.BATTALION,
+    SKIRMISH: decider.SKIRMISH,
+    HOST: decider.HOST,
 }
 DISPLAY: dict[str, str] = {
     WEDGE: "Wedge",
@@ -101,7 +101,7 @@ def describe_strength(strength: Strength, fog: bool) -> str:
 
 def _fill_run(run: Sequence[int], troop_values: list[int], wilds: list[str]) -> tuple[int, ...]:
     """Values for the wilds so that troops + wilds are exactly the values in ``run``
-    (one exists: :func:`reach.strength` found the run)."""
+    (one exists: :func:`decider.strength` found the run)."""
     missing = [v for v in run if v not in troop_values]
     for perm in permutations(missing):
         if all(v in WILD_VALUES[w] for v, w in zip(perm, wilds, strict=True)):
@@ -115,7 +115,7 @@ def best_formation(cards: Iterable[Card | str], mud: bool = False, fog: bool = F
     ``cards`` must be a complete formation (3 cards, 4 with Mud). Under Fog only the
     sum counts and the formation is reported as a Host with that sum.
 
-    The category and sum are :func:`reach.strength`'s (the rule, docs/rulings.md 1, 2, 8);
+    The category and sum are :func:`decider.strength`'s (the rule, docs/rulings.md 1, 2, 8);
     this adds the identities that make them: the run's missing values for a Wedge or
     Skirmish Line, the common value for a Phalanx, each wild's highest value
     otherwise, and the troops' color where the formation needs one color.
@@ -133,7 +133,7 @@ def best_formation(cards: Iterable[Card | str], mud: bool = False, fog: bool = F
             + " ".join(map(str, cs))
         )
     check_side(cs, "the formation")
-    rank, total = divmod(reach.strength([c.code for c in cs], n, fog), reach.RANK_SCALE)
+    rank, total = divmod(decider.strength([c.code for c in cs], n, fog), decider.RANK_SCALE)
     troops = [c.troop for c in cs if c.is_troop]
     wild_cards = [c for c in cs if not c.is_troop]
     wilds = [w for c in wild_cards if (w := c.wild) is not None]
@@ -145,7 +145,7 @@ def best_formation(cards: Iterable[Card | str], mud: bool = False, fog: bool = F
     free = next((c for c in range(6) if c not in tcols), 0)
     name = HOST if fog else CATEGORIES[4 - rank]
     if name in (WEDGE, SKIRMISH):
-        run = next(r for r in reach.RUNS[n] if r.total == total).values
+        run = next(r for r in decider.RUNS[n] if r.total == total).values
         color = own if name == WEDGE else free
         wild_ids = [color * 10 + v - 1 for v in _fill_run(run, tvals, wilds)]
     elif name == PHALANX:

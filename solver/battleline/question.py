@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from battlejudge.solver.battleline import reach
+from battlejudge.solver.battleline import decider
 from battlejudge.solver.battleline.cards import (
     CARDS,
     Card,
@@ -144,13 +144,13 @@ class ClaimQuestion:
         return self._codes
 
     @property
-    def pool(self) -> reach.Pool:
+    def pool(self) -> decider.Pool:
         """Every troop the opponent may still add: those not face up and not his
-        (docs/rulings.md 5), as :mod:`.reach` masks."""
-        pool: reach.Pool | None = self.__dict__.get("_pool")
+        (docs/rulings.md 5), as :mod:`.decider` masks."""
+        pool: decider.Pool | None = self.__dict__.get("_pool")
         if pool is None:
             mine, theirs = self._codes
-            pool = reach.pool_not_in((*mine, *theirs, *self._troops[2]))
+            pool = decider.pool_not_in((*mine, *theirs, *self._troops[2]))
             object.__setattr__(self, "_pool", pool)
         return pool
 

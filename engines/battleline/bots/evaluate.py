@@ -8,7 +8,7 @@ counts ``HAND_P``; an unseen card (deck or the opponent's hand) counts the chanc
 it reaches that player before the game ends. Taking the strongest reachable
 formation first gives a distribution of the side's final strength; comparing the two
 sides' distributions gives the chance of winning the flag. Flags a claim already
-decides (:func:`battlejudge.solver.battleline.reach.claim_holds`, the rules' exact
+decides (:func:`battlejudge.solver.battleline.decider.claim_holds`, the rules' exact
 decider) count 1 or 0.
 
 The game value sums the flags and adds, for every three adjacent flags
@@ -31,15 +31,15 @@ from dataclasses import dataclass
 from battlejudge.engines.battleline.bots.observation import Observation
 from battlejudge.engines.battleline.cards import FOG
 from battlejudge.engines.battleline.state import ADJACENT_TRIPLES, FLAGS, BattleLineState
-from battlejudge.solver.battleline import reach
+from battlejudge.solver.battleline import decider
 
 HAND_P = 0.6
 """The chance that a troop in hand ends up at a given flag if it suits it."""
 BREAKTHROUGH = 1.0
 """Weight of three adjacent flags in the game value."""
 EPS = 0.002
-_RUNS = {n: tuple((r.total, r.mask) for r in runs) for n, runs in reach.RUNS.items()}
-"""The rules' runs (:data:`reach.RUNS`) as (sum, value mask)."""
+_RUNS = {n: tuple((r.total, r.mask) for r in runs) for n, runs in decider.RUNS.items()}
+"""The rules' runs (:data:`decider.RUNS`) as (sum, value mask)."""
 
 
 class Dist:
@@ -211,7 +211,7 @@ def _fill_p(missing: int, wilds: Sequence[int], pv: Sequence[float]) -> float:
             m &= ~bit
         return p
     best = 0.0
-    w = reach.WILD_MASK[wilds[0]] & missing
+    w = decider.WILD_MASK[wilds[0]] & missing
     while w:
         bit = w & -w
         best = max(best, _fill_p(missing & ~bit, wilds[1:], pv))
@@ -223,10 +223,10 @@ def side_dist(cards: Sequence[int], size: int, fog: bool, probs: Probs) -> Dist:
     """The distribution of the strongest formation this side ends with (see module)."""
     k = size - len(cards)
     if k <= 0:
-        return Dist(((reach.strength(cards[:size], size, fog), 1.0),), 0.0)
+        return Dist(((decider.strength(cards[:size], size, fog), 1.0),), 0.0)
     troops = [c for c in cards if c < 60]
     wilds = tuple(sorted(c for c in cards if c >= 60))
-    wild_top = sum(reach.WILD_TOP[w] for w in wilds)
+    wild_top = sum(decider.WILD_TOP[w] for w in wilds)
     tsum = sum(c % 10 + 1 for c in troops)
     host_sum, host_p = probs.host[k] if k < len(probs.host) else (0.0, 0.0)
     targets: list[tuple[int, float]] = []
@@ -249,22 +249,22 @@ def side_dist(cards: Sequence[int], size: int, fog: bool, probs: Probs) -> Dist:
                     continue
                 pr = probs.wedge(col, rmask & ~tmask, wilds)
                 if pr > EPS:
-                    targets.append((reach.WEDGE * reach.RANK_SCALE + rsum, pr))
+                    targets.append((decider.WEDGE * decider.RANK_SCALE + rsum, pr))
     if bin(tmask).count("1") <= 1:
         values = [troops[0] % 10 + 1] if troops else range(10, 0, -1)
         for v in values:
             bit = 1 << (v - 1)
-            if any(not reach.WILD_MASK[w] & bit for w in wilds):
+            if any(not decider.WILD_MASK[w] & bit for w in wilds):
                 continue
             pr = probs.phalanx(v, k)
             if pr > EPS:
-                targets.append((reach.PHALANX * reach.RANK_SCALE + size * v, pr))
+                targets.append((decider.PHALANX * decider.RANK_SCALE + size * v, pr))
     if one_color:
         for col in colors:
             top, pr = probs.battalion(col, k)
             if pr > EPS:
                 targets.append(
-                    (reach.BATTALION * reach.RANK_SCALE + round(tsum + wild_top + top), pr)
+                    (decider.BATTALION * decider.RANK_SCALE + round(tsum + wild_top + top), pr)
                 )
     if distinct:
         for rsum, rmask in runs:
@@ -272,7 +272,7 @@ def side_dist(cards: Sequence[int], size: int, fog: bool, probs: Probs) -> Dist:
                 continue
             pr = probs.skirmish(rmask & ~tmask, wilds)
             if pr > EPS:
-                targets.append((reach.SKIRMISH * reach.RANK_SCALE + rsum, pr))
+                targets.append((decider.SKIRMISH * decider.RANK_SCALE + rsum, pr))
     if host_p > EPS:
         targets.append((round(tsum + wild_top + host_sum), host_p))
     return _combine(targets)
@@ -419,7 +419,7 @@ class Evaluator:
         self.pos = pos
         self.player = pos.player
         self.flags = pos.flags
-        self.rules_pool = reach.pool_from([c for c in range(60) if c not in pos.face_up])
+        self.rules_pool = decider.pool_from([c for c in range(60) if c not in pos.face_up])
         unseen = pos.unseen
         n_unseen = max(1, len(unseen))
         troop_deck = pos.troop_deck
@@ -457,7 +457,7 @@ class Evaluator:
         ev.pos = pos
         ev.player = pos.player
         ev.flags = pos.flags
-        ev.rules_pool = reach.pool_from([c for c in range(60) if c not in pos.face_up])
+        ev.rules_pool = decider.pool_from([c for c in range(60) if c not in pos.face_up])
         ev._set_probabilities(list(p_me), list(p_opp))
         return ev
 
@@ -539,18 +539,18 @@ class Evaluator:
             m = _best_subset(m, n, fg)
         if len(t) > n:
             t = _best_subset(t, n, fg)
-        pool = reach.pool_without(self.rules_pool, [*removed, *m, *t])
+        pool = decider.pool_without(self.rules_pool, [*removed, *m, *t])
         if len(m) == n and len(t) == n:
             # A side changed now completes now, after any side left as it was.
             m_done = 10**6 if mine is not None else view.mine_done
             t_done = 10**6 if theirs is not None else view.theirs_done
-            mk, tk = reach.strength(m, n, fg), reach.strength(t, n, fg)
+            mk, tk = decider.strength(m, n, fg), decider.strength(t, n, fg)
             if mk != tk:
                 return 1.0 if mk > tk else 0.0
             return 1.0 if m_done < t_done else 0.0 if t_done < m_done else 0.5
-        if len(m) == n and reach.claim_holds(m, t, pool, n, fg, False):
+        if len(m) == n and decider.claim_holds(m, t, pool, n, fg, False):
             return 1.0
-        if len(t) == n and reach.claim_holds(t, m, pool, n, fg, False):
+        if len(t) == n and decider.claim_holds(t, m, pool, n, fg, False):
             return 0.0
         probs = self.my_probs(removed)
         dm = self.dist(m, n, fg, probs)
@@ -571,7 +571,7 @@ def _best_subset(cards: Sequence[int], n: int, fog: bool) -> list[int]:
         rest = [c for i, c in enumerate(cards) if i != drop]
         if len(rest) != n:
             continue
-        k = reach.strength(rest, n, fog)
+        k = decider.strength(rest, n, fog)
         if k > best_key:
             best, best_key = rest, k
     return best

@@ -69,7 +69,7 @@ from battlejudge.engines.battleline.state import (
     flags_win,
 )
 from battlejudge.engines.game import CHANCE
-from battlejudge.solver.battleline import reach
+from battlejudge.solver.battleline import decider
 
 COST_SCALE = 0.4
 """Tactics' prices (:data:`heuristic.TACTIC_COST`, in flags) on the win-probability scale:
@@ -289,7 +289,7 @@ def strong_completions(obs: Observation) -> list[frozenset[int]]:
         good = frozenset(
             c
             for c in obs.unseen[0]
-            if reach.strength([*cards, c], size, False) >= reach.PHALANX * reach.RANK_SCALE
+            if decider.strength([*cards, c], size, False) >= decider.PHALANX * decider.RANK_SCALE
         )
         if good:
             out.append(good)

@@ -57,7 +57,7 @@ from battlejudge.engines.battleline.bots.observation import (
 from battlejudge.engines.battleline.cards import FOG, LEADERS, MORALE
 from battlejudge.engines.battleline.state import DRAW_GAME, PLAY_PHASE, BattleLineState
 from battlejudge.engines.game import CHANCE
-from battlejudge.solver.battleline import reach
+from battlejudge.solver.battleline import decider
 from battlejudge.solver.errors import InputError
 
 EVEN = 4.5
@@ -300,7 +300,7 @@ def key_value(key: int) -> float:
     """A complete formation on the policy's scale (rank dominates, sum breaks ties)."""
     if key < 0:
         return 0.0
-    return float(reach.rank_of(key) * _RANK_VALUE + reach.sum_of(key))
+    return float(decider.rank_of(key) * _RANK_VALUE + decider.sum_of(key))
 
 
 def _pair_value(a: int, b: int) -> float:
@@ -327,16 +327,16 @@ def potential(cards: list[int], size: int, fog: bool) -> float:
     if n == 0:
         return 0.0
     if n >= size:
-        return key_value(reach.strength(cards[:size], size, fog))
+        return key_value(decider.strength(cards[:size], size, fog))
     if fog:
-        return 4.0 * sum(reach.WILD_TOP[c] if c >= 60 else c % 10 + 1 for c in cards)
+        return 4.0 * sum(decider.WILD_TOP[c] if c >= 60 else c % 10 + 1 for c in cards)
     if n == 1:
         c = cards[0]
         return 5.0 + (9.0 if c >= 60 else c % 10 + 1)
     if n == 2 and cards[0] < 60 and cards[1] < 60 and size == 3:
         return _pair_value(cards[0], cards[1])
     # Wild cards or Mud: what the cards can still reach with any troop, discounted.
-    return 0.7 * key_value(reach.best_key(cards, reach.FULL_POOL, size, fog))
+    return 0.7 * key_value(decider.best_key(cards, decider.FULL_POOL, size, fog))
 
 
 def policy_moves(state: BattleLineState, player: int) -> list[tuple[float, Action]]:
@@ -359,21 +359,21 @@ def policy_moves(state: BattleLineState, player: int) -> list[tuple[float, Actio
         n = flag.size
         fog = flag.has(FOG)
         base = potential(mine, n, fog)
-        their_key = reach.strength(theirs, n, fog) if len(theirs) == n else -1
+        their_key = decider.strength(theirs, n, fog) if len(theirs) == n else -1
         for c in cards:
             new = [*mine, c]
             if len(new) == n:
-                k = reach.strength(new, n, fog)
+                k = decider.strength(new, n, fog)
                 if their_key >= 0:
                     score = _WIN_FLAG if k > their_key else _LOSE_FLAG - (c % 10)
                 else:
                     score = key_value(k) - base
-                    if k >= reach.PHALANX * reach.RANK_SCALE:
+                    if k >= decider.PHALANX * decider.RANK_SCALE:
                         score += 10.0
             else:
                 score = potential(new, n, fog) - base
-                rest = reach.pool_without(reachable, [c])
-                if their_key >= 0 and reach.best_key(new, rest, n, fog) < their_key:
+                rest = decider.pool_without(reachable, [c])
+                if their_key >= 0 and decider.best_key(new, rest, n, fog) < their_key:
                     score = _LOSE_FLAG - (c % 10)
             if c >= 60:
                 score -= 25.0  # keep wild cards for completing strong formations

@@ -24,7 +24,7 @@ small ints for cards and six 10-bit masks for the troops that may still be added
 :func:`strength` (it adds the identities the wild cards take). The SAT path
 (:mod:`.claims`) stays the certificate path. Tests check both against the brute-force
 oracle (:mod:`.oracle`, which keeps its own, independent evaluation) on every kind of
-question (``tests/test_reach.py``).
+question (``tests/test_decider.py``).
 
 A *key* orders formations as the rules do: ``rank * RANK_SCALE + sum``, ranks
 :data:`HOST` 0 to :data:`WEDGE` 4 (under Fog every rank is 0, so only the sum counts);

@@ -1,4 +1,4 @@
-"""The exact fast claim decider (``solver/battleline/reach.py``) against the brute-force
+"""The exact fast claim decider (``solver/battleline/decider.py``) against the brute-force
 oracle and the SAT path, on every kind of question: wild cards, Fog, Mud, Fog and Mud,
 both sides complete (ties with ``completed_first``), near-empty pools.
 
@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from battlejudge.solver import battleline as bl
-from battlejudge.solver.battleline import oracle, reach
+from battlejudge.solver.battleline import decider, oracle
 from battlejudge.solver.errors import RuleError
 
 from strategies import TROOPS, WILDS, any_questions, oracle_answer, questions
@@ -27,7 +27,7 @@ FEWER = settings(max_examples=max(50, settings().max_examples // 3))
 @given(any_questions())
 def test_holds_agrees_with_the_oracle_and_the_sat_path(q: bl.ClaimQuestion) -> None:
     expected = oracle_answer(q).valid
-    assert reach.holds(q) == expected
+    assert decider.holds(q) == expected
     assert bl.decide(q).valid == expected
 
 
@@ -67,7 +67,7 @@ def test_question_from_codes_is_the_question_from_strings() -> None:
 @given(any_questions())
 def test_pool_is_every_troop_not_face_up_and_not_theirs(q: bl.ClaimQuestion) -> None:
     unseen = set(range(60)) - q.face_up - q.theirs_troops
-    assert q.pool == reach.pool_from(unseen)
+    assert q.pool == decider.pool_from(unseen)
 
 
 @SETTINGS
@@ -101,7 +101,7 @@ def near_empty(draw: st.DrawFn) -> bl.ClaimQuestion:
 @SETTINGS
 @given(near_empty())
 def test_near_empty_pools(q: bl.ClaimQuestion) -> None:
-    assert reach.holds(q) == oracle_answer(q).valid
+    assert decider.holds(q) == oracle_answer(q).valid
 
 
 @st.composite
@@ -133,7 +133,7 @@ def test_both_sides_complete_ties_go_to_who_completed_first(
     q, tie = case
     q = bl.ClaimQuestion(q.mine, q.theirs, q.seen, q.mud, q.fog, completed_first=first)
     expected = oracle_answer(q).valid
-    assert reach.holds(q) == expected
+    assert decider.holds(q) == expected
     if tie:
         assert expected == (first == "mine")
 
@@ -144,11 +144,11 @@ def test_a_tie_needs_completed_first(case: tuple[bl.ClaimQuestion, bool]) -> Non
     q, tie = case
     if tie:
         with pytest.raises(RuleError, match="completed_first"):
-            reach.holds(q)
+            decider.holds(q)
         with pytest.raises(RuleError, match="completed_first"):
             bl.decide(q)
     else:
-        assert reach.holds(q) == oracle_answer(q).valid
+        assert decider.holds(q) == oracle_answer(q).valid
 
 
 def _codes(cards: list[bl.Card]) -> list[int]:
@@ -182,11 +182,11 @@ def test_best_key_is_the_best_completion(
         (oracle.strength((*side, *extra), fog) for extra in combinations(pool, size - len(side))),
         default=None,
     )
-    got = reach.best_key(_codes(side), reach.pool_from(_codes(pool)), size, fog)
+    got = decider.best_key(_codes(side), decider.pool_from(_codes(pool)), size, fog)
     if best is None:
-        assert got == reach.NO_FORMATION
+        assert got == decider.NO_FORMATION
     else:
-        assert divmod(got, reach.RANK_SCALE) == best
+        assert divmod(got, decider.RANK_SCALE) == best
 
 
 @SETTINGS
@@ -198,22 +198,22 @@ def test_best_completion_reaches_the_best_key_from_the_pool(
     the side, and reach the best key, evaluated by the oracle's own rules code."""
     side, pool, mud, fog = case
     size = 4 if mud else 3
-    pool_codes = reach.pool_from(_codes(pool))
-    key, added = reach.best_completion(_codes(side), pool_codes, size, fog)
-    assert key == reach.best_key(_codes(side), pool_codes, size, fog)
-    if key == reach.NO_FORMATION:
+    pool_codes = decider.pool_from(_codes(pool))
+    key, added = decider.best_completion(_codes(side), pool_codes, size, fog)
+    assert key == decider.best_key(_codes(side), pool_codes, size, fog)
+    if key == decider.NO_FORMATION:
         assert added == ()
         return
     assert set(added) <= set(_codes(pool))
     assert len(added) == size - len(side)
     done = (*side, *(bl.Card(t) for t in added))
-    assert divmod(key, reach.RANK_SCALE) == oracle.strength(done, fog)
+    assert divmod(key, decider.RANK_SCALE) == oracle.strength(done, fog)
 
 
 def test_runs_are_consecutive_values_without_wrap_around() -> None:
     # docs/rulings.md 1: 9-10-1 is not consecutive; Mud makes runs of four (docs/rulings.md 8).
     for n in (3, 4):
-        runs = reach.RUNS[n]
+        runs = decider.RUNS[n]
         assert [list(r.values) for r in runs] == [
             list(range(s, s + n)) for s in range(11 - n, 0, -1)
         ]
@@ -225,12 +225,12 @@ def test_runs_are_consecutive_values_without_wrap_around() -> None:
 def test_holds_examples() -> None:
     # Against the Wedge 3-4-5, B8 needs a Wedge: B6 B7, B7 B9 or B9 B10; B7 and B10 face
     # up rule out all three.
-    assert reach.holds(bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10"))
-    assert not reach.holds(bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7"))
+    assert decider.holds(bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10"))
+    assert not decider.holds(bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7"))
     # Too few troops left to complete the opponent's side: the claim holds (docs/rulings.md 6).
     taken = {"R1", "R2", "R3", "G9"}
     seen = [str(c) for c in TROOPS if str(c) not in taken | {"G10"}]
-    assert reach.holds(bl.ClaimQuestion(mine="R1 R2 R3", theirs="G9", seen=seen))
+    assert decider.holds(bl.ClaimQuestion(mine="R1 R2 R3", theirs="G9", seen=seen))
 
 
 _ANY_CARD = st.integers(0, 63).map(lambda c: bl.CARDS[c])
@@ -274,9 +274,9 @@ def test_best_key_with_a_floor_is_exact_above_it(
     drawn near the answer, where pruning can go wrong, and anywhere."""
     theirs = [c.code for c in q.theirs]
     pool = q.pool
-    full = reach.best_key(theirs, pool, q.size, q.fog)
+    full = decider.best_key(theirs, pool, q.size, q.fog)
     floor = full + delta if near else anywhere
-    pruned = reach.best_key(theirs, pool, q.size, q.fog, floor)
+    pruned = decider.best_key(theirs, pool, q.size, q.fog, floor)
     if full > floor:
         assert pruned == full
     else:
