@@ -46,6 +46,7 @@ from battlejudge.solver.battleline.cards import (
     color_of,
     value_of,
 )
+from battlejudge.solver.battleline.decider import RUNS, Run
 from battlejudge.solver.battleline.formation import (
     BATTALION,
     CATEGORIES,
@@ -55,7 +56,6 @@ from battlejudge.solver.battleline.formation import (
     SKIRMISH,
     WEDGE,
 )
-from battlejudge.solver.battleline.decider import RUNS, Run
 
 ENCODER_VERSION = "battleline-cnf/2"
 """Version 2: certificate formulas leave out the terms the opponent's troops rule out."""
