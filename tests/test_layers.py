@@ -16,10 +16,21 @@ ALLOWED = {
     "proofs": {"solver", "proofs"},
     "engines": {"solver", "proofs", "engines"},
     "apps": {"solver", "proofs", "engines", "apps"},
-    "cli": {"solver", "proofs", "engines", "apps", "cli", "examples"},
+    # benchmarks and measurements: they start services and bots to time them
+    "bench": {"solver", "proofs", "engines", "apps", "bench", "examples"},
+    "cli": {"solver", "proofs", "engines", "apps", "bench", "cli", "examples"},
     "examples": {"solver", "proofs", "engines", "apps", "examples", "battlejudge"},
     # the repo-root battlejudge/ folder (battlejudge.openspiel, ...): the top layer, like cli
-    "battlejudge": {"solver", "proofs", "engines", "apps", "cli", "examples", "battlejudge"},
+    "battlejudge": {
+        "solver",
+        "proofs",
+        "engines",
+        "apps",
+        "bench",
+        "cli",
+        "examples",
+        "battlejudge",
+    },
 }
 FOLDERS = set(ALLOWED)
 TOP = "battlejudge"
