@@ -170,9 +170,3 @@ def random_playout(
         state.apply_action(action)
         taken.append(action)
     return taken
-
-
-def check_sorted(actions: Sequence[A]) -> bool:
-    """Whether ``actions`` are in ascending order (the interface requires ``legal_actions()``
-    sorted)."""
-    return all(a <= b for a, b in itertools.pairwise(actions))  # type: ignore[operator]

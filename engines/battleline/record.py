@@ -54,7 +54,7 @@ from battlejudge.engines.battleline.actions import (
     TACTICS_DECK,
     Action,
 )
-from battlejudge.engines.battleline.cards import Naming, card_name, check_theme, parse_card
+from battlejudge.engines.battleline.cards import card_name, check_theme, parse_card
 from battlejudge.engines.battleline.config import RulesConfig
 from battlejudge.engines.battleline.state import (
     CLAIM_END,
@@ -502,8 +502,3 @@ def _receive(state: BattleLineState, card: int) -> int:
             raise IllegalActionError(f"{card_name(card)} is not in that deck")
         state.apply_action_unchecked(action)
     return state.last_drawn
-
-
-def naming_for(rec: GameRecord) -> Naming:
-    """The card naming of the record's theme."""
-    return Naming(rec.config().theme)

@@ -53,12 +53,6 @@ DIRECTION_NAMES: dict[str, tuple[int, int]] = {
 }
 
 
-def owner(piece: int) -> int:
-    """The player (0 or 1) who owns piece ``piece``: pieces 0-2 are the first player's, 3-5 the
-    second's."""
-    return piece // 3
-
-
 def square_name(sq: Square) -> str:
     """``0 -> 'a1'``, ``63 -> 'h8'``."""
     return "abcdefgh"[sq % 8] + str(sq // 8 + 1)
@@ -70,57 +64,6 @@ def parse_square(text: str) -> Square:
     if len(t) == 2 and t[0] in "abcdefgh" and t[1] in "12345678":
         return (int(t[1]) - 1) * 8 + "abcdefgh".index(t[0])
     raise InputError(f"{text!r} is not a square (a1..h8)")
-
-
-def piece_name(piece: int) -> str:
-    """``'p1 rook'`` ... ``'p2 bishop'``."""
-    return f"{SEATS[owner(piece)]} {KINDS[piece % 3]}"
-
-
-def parse_kind(text: str) -> int:
-    """A piece kind by name or initial (``rook``, ``r``, ``Horse``...)."""
-    t = text.strip().lower()
-    for i, name in enumerate(KINDS):
-        if t in (name, name[0]):
-            return i
-    raise InputError(f"{text!r} is not a piece (rook, horse, bishop)")
-
-
-def parse_piece(text: str) -> int:
-    """``'p2 rook'``, ``'p2:rook'``, ``'p2-r'`` -> the piece number."""
-    t = text.strip().lower().replace(":", " ").replace("-", " ").replace(".", " ").split()
-    if len(t) == 2 and t[0] in SEATS:
-        return SEATS.index(t[0]) * 3 + parse_kind(t[1])
-    raise InputError(f"{text!r} is not a piece (e.g. 'p1 rook', 'p2:horse')")
-
-
-def parse_seat(text: str) -> int:
-    """The seat index of ``text`` (``p1`` or ``p2``, any case); an :class:`InputError` naming it
-    otherwise."""
-    t = text.strip().lower()
-    if t in SEATS:
-        return SEATS.index(t)
-    raise InputError(f"{text!r} is not a player (p1 or p2)")
-
-
-def parse_card(text: str) -> int:
-    """An action card by name or letter (``move``/``M``, ``attack``/``A``, ``defend``/``D``)."""
-    t = text.strip().lower()
-    for i, name in enumerate(CARD_NAMES):
-        if t in (name, name[0]):
-            return i
-    raise InputError(f"{text!r} is not an action card (move, attack, defend)")
-
-
-def parse_buff(text: str) -> int:
-    """A buff by name or initials (``extra-move``/``em``, ``diagonal``/``dm``...)."""
-    t = text.strip().lower().replace("_", "-").replace(" ", "-")
-    aliases = {"em": 0, "ea": 1, "ed": 2, "dm": 3, "diagonal-move": 3, "diag": 3}
-    if t in BUFF_NAMES:
-        return BUFF_NAMES.index(t)
-    if t in aliases:
-        return aliases[t]
-    raise InputError(f"{text!r} is not a buff ({', '.join(BUFF_NAMES)})")
 
 
 def step(sq: Square, dx: int, dy: int) -> Square:
@@ -141,12 +84,3 @@ ORTH: tuple[tuple[Square, ...], ...] = _table(ORTH_STEPS)
 DIAG: tuple[tuple[Square, ...], ...] = _table(DIAG_STEPS)
 ADJ: tuple[tuple[Square, ...], ...] = _table(KING_STEPS)
 """The eight squares around each square (attack range)."""
-
-
-def direction_to(frm: Square, to: Square) -> str:
-    """The compass name of a one-square step (``'n'`` is towards row 8)."""
-    d = (to % 8 - frm % 8, to // 8 - frm // 8)
-    for name, v in DIRECTION_NAMES.items():
-        if v == d:
-            return name
-    raise ValueError(f"{square_name(frm)} -> {square_name(to)} is not one step")

@@ -131,11 +131,6 @@ class Card:
             f"e.g. R10; tactics: alexander, darius, cavalry, shield)"
         )
 
-    @classmethod
-    def of_troop(cls, t: Troop) -> Card:
-        """The card of troop code ``t`` (0-59)."""
-        return cls(t)
-
     @property
     def is_troop(self) -> bool:
         """True for the 60 troops, False for the morale tactics (Leaders, Companion Cavalry, Shield

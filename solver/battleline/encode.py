@@ -394,21 +394,6 @@ def table_literals(theirs: Iterable[Troop], blocked: Iterable[Troop]) -> list[in
     return [troop_var(t) for t in sorted(theirs)] + [-troop_var(t) for t in sorted(blocked)]
 
 
-def decode_model(
-    enc: Encoding, model: Iterable[int], theirs: Iterable[Troop]
-) -> tuple[list[Troop], list[Troop]]:
-    """From a model: the troops added to the opponent's side, and each wild's identity."""
-    true = {lit for lit in model if lit > 0}
-    have = set(theirs)
-    added = [t for t in ALL_TROOPS if troop_var(t) in true and t not in have]
-    wild_ids = []
-    for cols, vals in zip(enc.wild_colors, enc.wild_values, strict=True):
-        c = next(i for i, var in enumerate(cols) if var in true)
-        v = next(val for val, var in vals.items() if var in true)
-        wild_ids.append(c * 10 + v - 1)
-    return added, wild_ids
-
-
 def selector_names(key: EncodingKey) -> tuple[str, ...]:
     """The formations that could beat a claim of this key, best first: under Fog only
     the sum (Host); otherwise every category ranked at least the claim's (docs/rulings.md 1, 8)."""

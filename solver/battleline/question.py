@@ -301,10 +301,5 @@ def _cards(codes: Iterable[int], where: str) -> tuple[Card, ...]:
     return tuple(out)
 
 
-def all_cards(q: ClaimQuestion) -> Iterable[Card]:
-    """Every card the question names."""
-    return (*q.mine, *q.theirs, *q.seen)
-
-
 def _code(card: Card) -> int:
     return card.code
