@@ -64,7 +64,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from battlejudge.apps import jobs
+from battlejudge.apps import claim_work
 from battlejudge.apps.browsers import BrowserGuard
 from battlejudge.apps.limits import CLIENT_KEY, BodyAbort, ClientLimits, Guard, guarded_h11
 from battlejudge.apps.scheduler import FairScheduler
@@ -516,7 +516,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             j = judge()
             status, data, p, _ = await j.job(
                 _client(request),
-                jobs.answer_claim,
+                claim_work.answer_claim,
                 body,
                 certificate,
                 cfg.conflict_limit,
@@ -571,7 +571,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
                 try:
                     result, p = await j.job(
                         client,
-                        jobs.answer_item,
+                        claim_work.answer_item,
                         i,
                         item,
                         certificate,
@@ -610,7 +610,11 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
         async def handle() -> Any:
             body = await request.body()
             status, data = await judge().job(
-                _client(request), jobs.answer_verify, body, deep, what="checking the certificate"
+                _client(request),
+                claim_work.answer_verify,
+                body,
+                deep,
+                what="checking the certificate",
             )
             return Response(data, status, media_type="application/json")
 
@@ -641,7 +645,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
             j = judge()
             status, data, p, context = await j.job(
                 _client(request),
-                jobs.answer_position,
+                claim_work.answer_position,
                 body,
                 certificate,
                 cfg.conflict_limit,

@@ -34,7 +34,7 @@ __all__ = ["WorkerPool"]
 log = logging.getLogger(__name__)
 R = TypeVar("R")
 
-PRELOAD: Final = ["battlejudge.apps.jobs"]
+PRELOAD: Final = ["battlejudge.apps.claim_work"]
 """Imported once by the forkserver, so a new worker starts with the solver loaded."""
 
 

@@ -56,7 +56,7 @@ def forkserver_running() -> None:
     before any test sets its tag, it is not taken for a process a test left behind."""
     from multiprocessing import forkserver
 
-    multiprocessing.get_context("forkserver").set_forkserver_preload(["battlejudge.apps.jobs"])
+    multiprocessing.get_context("forkserver").set_forkserver_preload(["battlejudge.apps.claim_work"])
     forkserver.ensure_running()
 
 

@@ -4,14 +4,14 @@ web stack): a game record replayed to a turn, or a position file read, by the en
 the way, and :func:`~battlejudge.engines.battleline.position.to_state`), drawn as plain data;
 and, when asked, a flag's claim question from that table
 (:meth:`~battlejudge.engines.battleline.state.BattleLineState.claim_question`) proved and
-verified as every other claim is (:func:`battlejudge.apps.jobs.proved`).
+verified as every other claim is (:func:`battlejudge.apps.claim_work.proved`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal, TypeAlias
 
-from battlejudge.apps import jobs
+from battlejudge.apps import claim_work
 from battlejudge.engines.battleline.position import PositionFile, to_state
 from battlejudge.engines.battleline.record import GameRecord, replay
 from battlejudge.engines.battleline.state import PLAYERS, BattleLineState
@@ -61,7 +61,7 @@ def view(
             out["ask_error"] = str(e)
         else:
             out["question"] = q
-            out["proved"] = jobs.proved(q, conflict_limit)
+            out["proved"] = claim_work.proved(q, conflict_limit)
     return out
 
 

@@ -4,7 +4,7 @@ certificate drop zone, the judge's audit at ``/audit``, and the pages' static fi
 Every answer comes from the project's code, run the way the JSON API runs it: a question is
 checked by :class:`~battlejudge.solver.battleline.ClaimQuestion` (its one-line message is
 shown in place, status 422), decided, proved and DRAT-verified in a worker process of the
-service's fair queue within its limits (:func:`battlejudge.apps.jobs.proved`, with its cache
+service's fair queue within its limits (:func:`battlejudge.apps.claim_work.proved`, with its cache
 of verified proofs), logged to the proof log when the
 service keeps one, and drawn by the templates. A request from htmx (header ``HX-Request``)
 gets the checker's fragment only; any other gets the whole page, so a shared link and a
@@ -27,7 +27,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from battlejudge.apps import jobs
+from battlejudge.apps import claim_work
 from battlejudge.apps.limits import CLIENT_KEY
 from battlejudge.apps.web import audit_work, table
 from battlejudge.proofs.battleline.certificate import to_file_model
@@ -179,7 +179,7 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
         and appended to the proof log when the service keeps one, as ``POST /v1/claims``."""
         j = judge()
         p, verified = await j.job(
-            client(request), jobs.proved, q, conflict_limit, what="deciding the claim"
+            client(request), claim_work.proved, q, conflict_limit, what="deciding the claim"
         )
         if j.keeps_log:
             await j.record([(p, {})])
@@ -259,7 +259,7 @@ def build_router(judge: Callable[[], Adjudicator], conflict_limit: int | None) -
         try:
             status, data = await judge().job(
                 client(request),
-                jobs.answer_verify,
+                claim_work.answer_verify,
                 body,
                 False,
                 what="checking the certificate",

@@ -1,5 +1,7 @@
-"""What the service's worker processes run: each endpoint's work from the raw request
-body to the answer's status and JSON (module-level functions, so they pickle).
+"""The claim work the service's worker processes do: proving claims (each distinct question
+proved and verified once per worker, :func:`proved`) and checking certificates, for each
+endpoint from the raw request body to the answer's status and JSON (module-level functions,
+so they pickle).
 
 The whole of it runs in a worker, under the job's time and memory budget: reading the
 JSON within the input limits (:func:`~battlejudge.solver.json_input.parse_json`: 400
@@ -209,9 +211,3 @@ def _position_question(body: Any) -> tuple[bl.ClaimQuestion, dict[str, Any]]:
         raise InputError(f"flag {flag} is already claimed by {holder}")
     q = table.claim_question(flag, ("north", "south").index(player))
     return q, {"turn": table.turn, "player": player, "flag": flag}
-
-
-def warm_up() -> int:
-    """Nothing: run once on each worker at start, so the first requests find them
-    started."""
-    return 0
