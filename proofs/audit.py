@@ -64,9 +64,7 @@ from typing import Any, Final, TypeAlias, overload
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from pydantic import ValidationError
 
-from battlejudge.proofs.battleline.certificate import CertificateFile, from_file_model
 from battlejudge.proofs.checkpoint import (
     Checkpoint,
     CheckpointError,
@@ -75,6 +73,7 @@ from battlejudge.proofs.checkpoint import (
 )
 from battlejudge.proofs.checkpoint import verify_checkpoint as verify_note
 from battlejudge.proofs.keys import load_public_key
+from battlejudge.proofs.kinds import CheckedCertificate, claim_kind
 from battlejudge.proofs.log import (
     GENESIS,
     PROBLEM_KINDS,
@@ -85,8 +84,7 @@ from battlejudge.proofs.log import (
 )
 from battlejudge.proofs.merkle import fold_root, leaf_hash, node_hash
 from battlejudge.proofs.stream import LogReader, Mark, iter_store
-from battlejudge.solver import battleline as bl
-from battlejudge.solver.errors import BattlejudgeError, InputError, VerificationError, invalid
+from battlejudge.solver.errors import InputError
 
 __all__ = [
     "AuditReport",
@@ -454,44 +452,21 @@ def _signature_problems(record: LogRecord, pubkey: Ed25519PublicKey) -> list[Pro
     return []
 
 
-@dataclass(frozen=True)
-class _Checked:
-    """What checking a certificate found, whichever record carries it: why it is not a
-    certificate at all, or its verdict, its question and why it does not verify."""
-
-    unreadable: str | None
-    verdict: str = ""
-    certified: bl.ClaimQuestion | str = ""
-    rejected: str | None = None
+def _check_certificate(certificate: Any, deep: bool) -> CheckedCertificate:
+    return claim_kind().check(certificate, deep)
 
 
-def _check_certificate(certificate: Any, deep: bool) -> _Checked:
+def _question(question: Any) -> Any:
+    """The question a record asks (parsed by its claim kind), or why it is not one."""
     try:
-        file_model = CertificateFile.model_validate(certificate)
-    except ValidationError as e:
-        return _Checked(f"not a certificate: {invalid(e)}")
-    try:
-        certified: bl.ClaimQuestion | str = bl.ClaimQuestion.from_json(
-            file_model.question.model_dump()
-        )
-    except ValueError as e:
-        certified = str(e)
-    rejected = None
-    try:
-        bl.verify(from_file_model(file_model), deep=deep)
-    except VerificationError as e:
-        rejected = str(e)
-    except (ValueError, BattlejudgeError) as e:
-        rejected = f"certificate rejected: {e}"
-    return _Checked(None, file_model.verdict, certified, rejected)
-
-
-def _question(question: Any) -> bl.ClaimQuestion | str:
-    """The question a record asks, or why it is not a flag question."""
-    try:
-        return bl.ClaimQuestion.from_json(question)
+        return claim_kind().question(question)
     except ValueError as e:
         return str(e)
+
+
+def _text(question: Any) -> str:
+    """A parsed question as one line of canonical JSON."""
+    return json.dumps(claim_kind().canonical(question), separators=(",", ":"))
 
 
 def _key(value: Any) -> bytes | None:
@@ -509,11 +484,11 @@ class _Verdicts:
     :data:`VERIFY_EACH` on."""
 
     def __init__(self) -> None:
-        self.seen: OrderedDict[bytes, _Checked] = OrderedDict()
-        self.questions: OrderedDict[bytes, bl.ClaimQuestion | str] = OrderedDict()
+        self.seen: OrderedDict[bytes, CheckedCertificate] = OrderedDict()
+        self.questions: OrderedDict[bytes, Any] = OrderedDict()
         self.count = 0
 
-    def check(self, certificate: Any, deep: bool) -> _Checked:
+    def check(self, certificate: Any, deep: bool) -> CheckedCertificate:
         """The findings on ``certificate``: remembered from record :data:`VERIFY_EACH` on,
         checked (and remembered) before and when not known."""
         self.count += 1
@@ -526,7 +501,7 @@ class _Verdicts:
         _remember(self.seen, key)
         return found
 
-    def question(self, question: Any) -> bl.ClaimQuestion | str:
+    def question(self, question: Any) -> Any:
         """The question a record asks (:func:`_question`), parsed once for each question."""
         key = _key(question)
         if key is None:
@@ -572,11 +547,9 @@ def _certificate_problems(
     if isinstance(logged, str):
         problems.append(Problem(i, "mismatch", f"the question is not a flag question: {logged}"))
     elif logged != certified:
-        theirs = certified if isinstance(certified, str) else certified.canonical()
+        theirs = certified if isinstance(certified, str) else _text(certified)
         problems.append(
-            Problem(
-                i, "mismatch", f"question {logged.canonical()} but the certificate is for {theirs}"
-            )
+            Problem(i, "mismatch", f"question {_text(logged)} but the certificate is for {theirs}")
         )
     if checked.rejected is not None:
         problems.append(Problem(i, "bad-proof", checked.rejected))

@@ -52,13 +52,13 @@ from typing import Any, Final, Literal, TypeAlias
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from battlejudge.proofs.atomic import sync_folder, write_atomic
-from battlejudge.proofs.battleline.certificate import to_file_model
 from battlejudge.proofs.checkpoint import (
     Checkpoint,
     origin_for,
     parse_checkpoint,
     verify_checkpoint,
 )
+from battlejudge.proofs.kinds import claim_kind
 from battlejudge.proofs.merkle import leaf_hash
 from battlejudge.proofs.tiles import (
     HEIGHT,
@@ -70,7 +70,6 @@ from battlejudge.proofs.tiles import (
     TileState,
     tile_path,
 )
-from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import InputError
 from battlejudge.solver.json_input import parse_json
 
@@ -524,7 +523,8 @@ def claim_record(
     certificate file's JSON and must carry the same question and verdict; ``flag`` counts
     from 1; ``time`` defaults to now (UTC). Raises :class:`InputError` naming a bad value.
     """
-    canonical = bl.ClaimQuestion.from_json(question).to_json()
+    kind = claim_kind()
+    canonical = kind.canonical(kind.question(question))
     if verdict not in VERDICTS:
         raise InputError(f"verdict must be 'valid' or 'invalid', got {verdict!r}")
     if not isinstance(certificate, dict):
@@ -1218,28 +1218,19 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def proved_record(
-    proved: bl.ProvedClaim, certificate: dict[str, Any] | None = None, **context: Any
+    proved: Any, certificate: dict[str, Any] | None = None, **context: Any
 ) -> dict[str, Any]:
-    """The claim record of a proved claim (:func:`claim_record`), without its place in the
-    chain: its question, verdict and certificate (``certificate``: the certificate file's
-    JSON when the caller has it already); ``context`` gives ``game``, ``turn``,
-    ``player``, ``flag`` (1-based) and ``time``."""
-    if certificate is None:
-        certificate = to_file_model(proved.certificate).model_dump(mode="json")
-    return claim_record(
-        question=proved.question.to_json(),
-        verdict=proved.verdict,
-        certificate=certificate,
-        **context,
-    )
+    """The claim record of a proved claim (:func:`claim_record`; ``proved`` as the claim
+    kind makes it, e.g. :class:`battlejudge.solver.battleline.ProvedClaim`), without its
+    place in the chain: its question, verdict and certificate (``certificate``: the
+    certificate file's JSON when the caller has it already); ``context`` gives ``game``,
+    ``turn``, ``player``, ``flag`` (1-based) and ``time``."""
+    question, verdict, certificate = claim_kind().parts(proved, certificate)
+    return claim_record(question=question, verdict=verdict, certificate=certificate, **context)
 
 
-def append_proved(log: ProofLog, proved: bl.ProvedClaim, **context: Any) -> dict[str, Any]:
+def append_proved(log: ProofLog, proved: Any, **context: Any) -> dict[str, Any]:
     """Append a proved claim: its question, verdict and certificate; ``context`` gives
     ``game``, ``turn``, ``player``, ``flag`` (1-based) and ``time``."""
-    return log.append(
-        question=proved.question.to_json(),
-        verdict=proved.verdict,
-        certificate=to_file_model(proved.certificate).model_dump(mode="json"),
-        **context,
-    )
+    question, verdict, certificate = claim_kind().parts(proved)
+    return log.append(question=question, verdict=verdict, certificate=certificate, **context)
