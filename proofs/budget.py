@@ -144,7 +144,9 @@ class BudgetPool:
 
         ctx = multiprocessing.get_context(method)
         if method == "forkserver":
-            ctx.set_forkserver_preload(["battlejudge.proofs.battleline.certificate"])
+            from battlejudge.proofs.kinds import kind_modules
+
+            ctx.set_forkserver_preload(kind_modules())
         return ctx
 
     def _take(self) -> _Worker:

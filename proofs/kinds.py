@@ -26,6 +26,7 @@ __all__ = [
     "CheckedCertificate",
     "ClaimKind",
     "claim_kind",
+    "kind_modules",
     "kind_names",
     "register_kind",
 ]
@@ -88,6 +89,11 @@ def register_kind(name: str, module: str, attribute: str = "KIND") -> None:
 def kind_names() -> list[str]:
     """Every registered kind's name, the default first."""
     return list(_MODULES)
+
+
+def kind_modules() -> list[str]:
+    """The modules of every registered kind (what a worker process preloads)."""
+    return [module for module, _ in _MODULES.values()]
 
 
 def claim_kind(name: str = DEFAULT_KIND) -> ClaimKind:

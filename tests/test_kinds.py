@@ -34,6 +34,7 @@ def test_a_registered_kind_is_loaded_from_its_module(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(kinds, "_loaded", {})
     kinds.register_kind("again", "battlejudge.proofs.battleline.kind")
     assert kinds.kind_names() == [kinds.DEFAULT_KIND, "again"]
+    assert kinds.kind_modules()[-1] == "battlejudge.proofs.battleline.kind"
     assert kinds.claim_kind("again") is kinds.claim_kind()
 
 

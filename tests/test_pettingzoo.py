@@ -29,6 +29,30 @@ def test_all_envs_is_one_of_each_game() -> None:
     ]
 
 
+def test_the_environments_are_the_registrys_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """ENV_GAMES and OpenSpiel's games derive from the engine registry (issue 35): a game
+    registered without an adapter is named, not silently left out."""
+    from battlejudge.apps.rl import specs
+    from battlejudge.engines import games
+
+    assert list(ENV_GAMES) == [n.replace("-", "_") for n in games.game_names()]
+    assert [g.registry for g in specs.GAMES] == [
+        n for n in games.game_names() if specs.base_game(n)[1] == {}
+    ]
+    import dataclasses
+    import sys
+    import types
+
+    module = types.ModuleType("chess_game")
+    lines = games.get_game("lines-of-battle")
+    module.GAME = dataclasses.replace(lines, name="chess", new_game=lambda o: lines.new_game(o))  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "chess_game", module)
+    monkeypatch.setattr(games, "_MODULES", dict(games._MODULES))
+    games.register_game("chess", "chess_game")
+    with pytest.raises(KeyError, match="'chess' has no OpenSpiel or PettingZoo adapter"):
+        specs.base_game("chess")
+
+
 # api_test's advice: Box or Discrete observations (ours are a dict with the action mask,
 # as in PettingZoo's own classic games) and agents named player_0 (ours are the seats).
 @pytest.mark.filterwarnings("ignore::UserWarning")

@@ -24,18 +24,19 @@ from pettingzoo.utils.env import AECEnv
 
 from battlejudge.apps.rl.encoding import Codec
 from battlejudge.apps.rl.observations import pieces_of, tensor_of
-from battlejudge.apps.rl.specs import GAMES, Params, RLGame, Table
+from battlejudge.apps.rl.specs import GAMES, Params, RLGame, Table, base_game, toolkit_name
 from battlejudge.engines.game import CHANCE, TERMINAL
-from battlejudge.engines.games import get_game
+from battlejudge.engines.games import game_names, get_game
+
+_SPECS = {spec.registry: spec for spec in GAMES}
 
 ENV_GAMES: dict[str, tuple[RLGame, dict[str, str]]] = {
-    "battleline": (GAMES[0], {}),
-    "nine_circles": (GAMES[0], {"theme": "nine-circles"}),
-    "battleplan": (GAMES[1], {}),
-    "lines_of_battle": (GAMES[2], {}),
-    "force_duel": (GAMES[3], {}),
+    toolkit_name(name): (_SPECS[base], options)
+    for name in game_names()
+    for base, options in [base_game(name)]
 }
-"""Each environment's game and its parameters (Nine Circles: Battle Line's theme)."""
+"""An environment for every game of the registry, named as PettingZoo spells names: its
+OpenSpiel game and the parameters it adds (Nine Circles: Battle Line's theme)."""
 
 
 class BattlejudgeEnv(AECEnv):  # type: ignore[misc]

@@ -26,7 +26,7 @@ from battlejudge.engines.battleplan.state import BattlePlanState
 from battlejudge.engines.force_duel.cards import MAX_FORCE
 from battlejudge.engines.force_duel.state import ForceDuelState
 from battlejudge.engines.game import CHANCE, GameState
-from battlejudge.engines.games import get_game
+from battlejudge.engines.games import game_names, get_game
 
 Params = Mapping[str, str | int]
 
@@ -78,11 +78,19 @@ def _lines_codec(state: GameState[Any]) -> Codec:
     return lines_of_battle_codec(state.board.size)
 
 
-GAMES: tuple[RLGame, ...] = (
-    RLGame(
-        "python_battleline",
+@dataclass(frozen=True)
+class _Adapter:
+    """What the toolkits need of a registered game beyond the registry: OpenSpiel's long
+    name, its parameters with their defaults, and the action codec."""
+
+    long_name: str
+    parameters: Params
+    codec: Callable[[GameState[Any]], Codec]
+
+
+_ADAPTERS: dict[str, _Adapter] = {
+    "battleline": _Adapter(
         "Battle Line (battlejudge; theme=nine-circles for Nine Circles)",
-        "battleline",
         {
             "theme": "battleline",
             "claim_timing": "standard",
@@ -91,29 +99,46 @@ GAMES: tuple[RLGame, ...] = (
         },
         lambda state: battleline_codec(),
     ),
-    RLGame(
-        "python_battleplan",
-        "BattlePlan (battlejudge)",
-        "battleplan",
-        {"rounds": 40},
-        _battleplan_codec,
+    "battleplan": _Adapter("BattlePlan (battlejudge)", {"rounds": 40}, _battleplan_codec),
+    "lines-of-battle": _Adapter(
+        "Lines of Battle (battlejudge)", {"variant": "standard", "turns": 200}, _lines_codec
     ),
-    RLGame(
-        "python_lines_of_battle",
-        "Lines of Battle (battlejudge)",
-        "lines-of-battle",
-        {"variant": "standard", "turns": 200},
-        _lines_codec,
+    "force-duel": _Adapter(
+        "Force Duel (battlejudge)", {"cards": "house", "units": 5}, _force_duel_codec
     ),
-    RLGame(
-        "python_force_duel",
-        "Force Duel (battlejudge)",
-        "force-duel",
-        {"cards": "house", "units": 5},
-        _force_duel_codec,
-    ),
+}
+"""The adapter of each game of the registry (:mod:`battlejudge.engines.games`) by its
+registry name; a registered game that starts another's games under other options (Nine
+Circles: Battle Line's theme) uses that game's adapter (:func:`base_game`)."""
+
+
+def toolkit_name(registry: str) -> str:
+    """A registry name as the toolkits spell names (``lines-of-battle``:
+    ``lines_of_battle``)."""
+    return registry.replace("-", "_")
+
+
+def base_game(registry: str) -> tuple[str, dict[str, str]]:
+    """The registry game whose adapter ``registry`` uses, and the options it adds: itself
+    and none, or for a theme (a game started by another game's ``new_game`` under its own
+    default options) that game and those options. :class:`KeyError` for a registered
+    game with no adapter."""
+    if registry in _ADAPTERS:
+        return registry, {}
+    new_game = get_game(registry).new_game
+    for name in _ADAPTERS:
+        if get_game(name).new_game is new_game:
+            return name, dict(get_game(registry).defaults)
+    raise KeyError(f"the game {registry!r} has no OpenSpiel or PettingZoo adapter")
+
+
+GAMES: tuple[RLGame, ...] = tuple(
+    RLGame(f"python_{toolkit_name(name)}", a.long_name, name, a.parameters, a.codec)
+    for name in game_names()
+    if (a := _ADAPTERS.get(name)) is not None
 )
-"""The games registered with OpenSpiel, Battle Line first."""
+"""The games registered with OpenSpiel: the registry's games in its order (Battle Line
+first), themes folded into their game's parameters."""
 
 
 class Table:
