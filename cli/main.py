@@ -113,12 +113,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "protocol).",
     ),
     "serve": (
-        "referee",
+        "serve",
         "serve",
         "Serve certified claims over HTTP (JSON API; Swagger UI at /docs; web table at /).",
     ),
     "api-keys": (
-        "referee",
+        "serve",
         "api_keys_group",
         "API keys for `battlejudge serve --api-keys FILE` (the file holds SHA-256 hashes only).",
     ),
