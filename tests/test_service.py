@@ -56,7 +56,9 @@ def forkserver_running() -> None:
     before any test sets its tag, it is not taken for a process a test left behind."""
     from multiprocessing import forkserver
 
-    multiprocessing.get_context("forkserver").set_forkserver_preload(["battlejudge.apps.claim_work"])
+    multiprocessing.get_context("forkserver").set_forkserver_preload(
+        ["battlejudge.apps.claim_work"]
+    )
     forkserver.ensure_running()
 
 
@@ -264,8 +266,8 @@ def test_past_the_time_limit_the_answer_is_503_undecided() -> None:
 
 
 def test_past_the_conflict_limit_the_answer_is_503_undecided() -> None:
+    from battlejudge.bench.claims import hard_suite
     from battlejudge.solver.battleline.backend import SolverCache
-    from battlejudge.solver.battleline.bench import hard_suite
     from battlejudge.solver.errors import UndecidedError
 
     hard = []

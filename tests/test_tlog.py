@@ -528,8 +528,8 @@ def test_log_errors_show_no_path_on_disk(served: tuple[str, Path, Path]) -> None
 
 @pytest.mark.parametrize("body", [{"verdict": "valid", "n": [1, {"a": "}"}]}, {"x": 1}, {}])
 def test_the_log_seq_is_added_as_decoding_and_encoding_would(body: dict[str, object]) -> None:
-    from battlejudge.apps.service import _with_seq
+    from battlejudge.apps.routes.claims import with_seq
 
     data = json.dumps(body).encode()
-    assert _with_seq(data, 42) == json.dumps({**body, "log_seq": 42}).encode()
-    assert _with_seq(data, None) == data
+    assert with_seq(data, 42) == json.dumps({**body, "log_seq": 42}).encode()
+    assert with_seq(data, None) == data

@@ -22,7 +22,9 @@ class LiveServer:
     def __init__(self, config: ServiceConfig | None = None) -> None:
         from multiprocessing import forkserver
 
-        multiprocessing.get_context("forkserver").set_forkserver_preload(["battlejudge.apps.claim_work"])
+        multiprocessing.get_context("forkserver").set_forkserver_preload(
+            ["battlejudge.apps.claim_work"]
+        )
         forkserver.ensure_running()
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))

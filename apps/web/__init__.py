@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from battlejudge.apps.service import Adjudicator
+    from battlejudge.apps.adjudicator import Adjudicator
 
 
 def mount(app: FastAPI, judge: Callable[[], Adjudicator], conflict_limit: int | None) -> None:
     """Add the web pages to the service's ``app``; ``judge`` gives its running
-    :class:`~battlejudge.apps.service.Adjudicator` (the fair queue and worker processes
+    :class:`~battlejudge.apps.adjudicator.Adjudicator` (the fair queue and worker processes
     every answer is computed in), ``conflict_limit`` the service's limit per question."""
     from battlejudge.apps.web.routes import build_router
 

@@ -32,7 +32,7 @@ from battlejudge.solver.battleline.cards import COLOR_NAMES, COLORS
 from battlejudge.solver.errors import BattlejudgeError, InputError, UndecidedError
 
 if TYPE_CHECKING:
-    from battlejudge.apps.service import Adjudicator
+    from battlejudge.apps.adjudicator import Adjudicator
 
 KEPT: Final = 32
 """Uploaded records and positions kept in memory (the oldest goes first)."""

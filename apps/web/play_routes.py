@@ -37,7 +37,7 @@ from battlejudge.engines.games import GameMeta, Setup, get_game
 from battlejudge.solver.errors import BattlejudgeError, InputError
 
 if TYPE_CHECKING:
-    from battlejudge.apps.service import Adjudicator
+    from battlejudge.apps.adjudicator import Adjudicator
 
 BOTS: Final = ("random", "heuristic", "search")
 """The bots offered (the registry's Battle Line bots)."""

@@ -35,7 +35,7 @@ from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import BattlejudgeError, InputError, UndecidedError
 
 if TYPE_CHECKING:
-    from battlejudge.apps.service import Adjudicator
+    from battlejudge.apps.adjudicator import Adjudicator
 
 HERE: Final = Path(__file__).parent
 STATIC: Final = HERE / "static"
