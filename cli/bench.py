@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
+from battlejudge.bench import claims as claim_bench
+from battlejudge.bench.serve import ServiceError
 from battlejudge.cli.common import EXIT_BAD_INPUT, emit_json, fail
-from battlejudge.solver.battleline import bench as claim_bench
+from battlejudge.solver.errors import InputError
 
 
 @click.group()
@@ -65,7 +64,10 @@ def bench_claims(
     built from strings inside the timing), beside the naive brute force on the same
     questions; then prove and verify on a suite of hard claims."""
     splits = claim_bench.run_splits(
-        seed=seed, per_split=per_split, repeat=repeat, fresh=None if no_fresh else _fresh_claims
+        seed=seed,
+        per_split=per_split,
+        repeat=repeat,
+        fresh=None if no_fresh else claim_bench.ask_in_fresh_process,
     )
     r = claim_bench.run(seed=seed, count=count, repeat=repeat, brute=not no_brute_force)
     if as_json:
@@ -121,24 +123,6 @@ def bench_claims(
         click.echo(f"  target {name}: {'met' if ok else 'MISSED'}")
 
 
-def _fresh_claims(lines: list[str]) -> list[tuple[str, float, bool | None]]:
-    """Ask the questions in a new interpreter (:func:`fresh_process_main`)."""
-    import json
-    import subprocess
-    import sys
-
-    code = "from battlejudge.solver.battleline.bench import fresh_process_main as m; m()"
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        input="\n".join(lines),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
-    )
-    return [(split, seconds, valid) for split, seconds, valid in json.loads(out.stdout)]
-
-
 @bench.command("guide")
 @click.option(
     "--sets",
@@ -165,26 +149,13 @@ def bench_guide(
     Latency is per question with the guide already built (warm); building each game's guide is
     timed on its own.
     """
-    from battlejudge.apps.guide import Guide, load
-    from battlejudge.apps.guide.embed import shared_embedder
-    from battlejudge.apps.guide.evaluate import measure
-
-    embedder = None if keywords_only else shared_embedder()
-    guides: dict[str, Guide] = {}
-    build_ms: dict[str, float] = {}
-
-    def guide_for(game: str) -> Guide:
-        if game not in guides:
-            start = time.perf_counter()
-            guides[game] = Guide(load(game), embedder=embedder)
-            build_ms[game] = 1000 * (time.perf_counter() - start)
-        return guides[game]
+    from battlejudge.bench.guide import bench_guides
 
     try:
-        rows = measure(directory, parts, guide_for)
+        figures = bench_guides(directory, parts, keywords_only)
     except ValueError as e:
         fail(str(e), EXIT_BAD_INPUT)
-    model = "keywords only" if embedder is None else "keywords + sentence vectors"
+    model, build_ms, rows = figures.retrieval, figures.build_ms, figures.rows
     if as_json:
         emit_json({"retrieval": model, "build_ms": build_ms, "rows": [r.to_json() for r in rows]})
         return
@@ -210,10 +181,6 @@ def bench_guide(
 COMMANDS: tuple[click.Command, ...] = (bench,)
 
 
-SELFPLAY_TARGET = 60
-"""Games per second, every claim certified and logged (issue 17)."""
-
-
 @bench.command("selfplay")
 @click.option("--games", default=100, show_default=True, type=click.IntRange(min=1))
 @click.option("--seed", default=1, show_default=True)
@@ -229,40 +196,14 @@ def bench_selfplay(games: int, seed: int, sign: bool, cluster: str, as_json: boo
     """Random-vs-random self-play with every claim certified and logged (fsync per record),
     against the same games with claims decided but neither certified nor logged. With
     --cluster ray: the same certified run here and on Ray with 1 and 2 workers instead."""
-    import tempfile
-    from pathlib import Path
+    from battlejudge.bench.selfplay import SELFPLAY_TARGET, run_selfplay, selfplay_figures
 
     if cluster != "local":
         _bench_cluster(cluster, games, seed, as_json)
         return
-
-    from battlejudge.engines.games import get_game
-    from battlejudge.engines.selfplay import bench_selfplay as run
-    from battlejudge.proofs.log import ProofLog
-
-    with tempfile.TemporaryDirectory() as tmp:
-        key = None
-        if sign:
-            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-            key = Ed25519PrivateKey.generate()
-        path = Path(tmp) / "bench.log"
-        r = run(
-            get_game("battleline"), games, seed, ProofLog(path, key), lambda: path.stat().st_size
-        )
+    r = run_selfplay(games, seed, sign)
     if as_json:
-        emit_json(
-            {
-                "games": r.games,
-                "claims": r.claims,
-                "certified_s": r.certified_s,
-                "baseline_s": r.baseline_s,
-                "games_per_s": r.games_per_s,
-                "baseline_games_per_s": r.baseline_games_per_s,
-                "log_bytes": r.log_bytes,
-                "target_met": r.games_per_s >= SELFPLAY_TARGET,
-            }
-        )
+        emit_json(selfplay_figures(r))
         return
     click.echo(
         f"bench selfplay: {games} random-vs-random games, seed {seed}, "
@@ -284,21 +225,9 @@ def bench_selfplay(games: int, seed: int, sign: bool, cluster: str, as_json: boo
 
 def _bench_cluster(cluster: str, games: int, seed: int, as_json: bool) -> None:
     """``bench selfplay --cluster``: games/s here and on Ray with 1 and 2 workers."""
-    import tempfile
-    from pathlib import Path
+    from battlejudge.bench.selfplay import run_cluster
 
-    from battlejudge.apps.cluster import bench_cluster, check_cluster
-
-    with tempfile.TemporaryDirectory() as tmp:
-        r = bench_cluster(check_cluster(cluster), games, seed, Path(tmp))
-    figures = {
-        "games": games,
-        "local_games_per_s": r.per_s(r.local_s),
-        "ray_1_worker_games_per_s": r.per_s(r.one_worker_s),
-        "ray_2_workers_games_per_s": r.per_s(r.two_workers_s),
-        "scaling_2_over_1": r.scaling,
-        "ray_2_over_local": r.local_s / r.two_workers_s,
-    }
+    figures = run_cluster(cluster, games, seed)
     if as_json:
         emit_json(figures)
         return
@@ -307,7 +236,7 @@ def _bench_cluster(cluster: str, games: int, seed: int, as_json: bool) -> None:
     click.echo(f"  Ray, 1 worker:        {figures['ray_1_worker_games_per_s']:.1f} games/s")
     click.echo(f"  Ray, 2 workers:       {figures['ray_2_workers_games_per_s']:.1f} games/s")
     click.echo(
-        f"  scaling 2 workers / 1 worker: {r.scaling:.2f}x; "
+        f"  scaling 2 workers / 1 worker: {figures['scaling_2_over_1']:.2f}x; "
         f"2 workers / local: {figures['ray_2_over_local']:.2f}x"
     )
 
@@ -320,57 +249,16 @@ def _bench_cluster(cluster: str, games: int, seed: int, as_json: bool) -> None:
 def bench_audit(n_claims: int, seed: int, no_deep: bool, as_json: bool) -> None:
     """Audit a log of self-play claims (DRAT check of every certificate; and --deep, the
     brute-force oracle too), against re-proving every logged question from scratch."""
-    import tempfile
-    import time
-    from pathlib import Path
+    from battlejudge.bench.audit import run_audit
 
-    from battlejudge.engines.games import Setup, get_game
-    from battlejudge.engines.runner import play_game
-    from battlejudge.engines.selfplay import game_seed
-    from battlejudge.proofs.audit import audit_log
-    from battlejudge.proofs.log import ProofLog
-    from battlejudge.solver import battleline as bl
-
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "bench.log"
-        log = ProofLog(path)
-        written = 0
-        i = 0
-        game = get_game("battleline")
-        while written < n_claims:
-            gs = game_seed(seed, i)
-            bots = [game.make_bot("random", gs + 1), game.make_bot("random", gs + 2)]
-            setup = Setup(log=log, game_id=f"bench-{i}")
-            state, _ = play_game(game, bots, gs, setup=setup, record=False)
-            written += int(game.stats(state)["claims"]) if game.stats else 0
-            i += 1
-        start = time.perf_counter()
-        report = audit_log(path)
-        audit_s = time.perf_counter() - start
-        records = len(report.records)
-        start = time.perf_counter()
-        for rec in report.records:
-            bl.prove(bl.ClaimQuestion.from_json(rec.question))
-        baseline_s = time.perf_counter() - start
-        deep_s = None
-        if not no_deep:
-            start = time.perf_counter()
-            audit_log(path, deep=True)
-            deep_s = time.perf_counter() - start
-    out = {
-        "records": records,
-        "problems": len(report.problems),
-        "audit_s": audit_s,
-        "deep_s": deep_s,
-        "reprove_s": baseline_s,
-        "target_met": audit_s * 1000 / records <= 30,
-    }
+    a = run_audit(n_claims, seed, deep=not no_deep)
+    records, audit_s, deep_s, baseline_s = a.records, a.audit_s, a.deep_s, a.reprove_s
     if as_json:
-        emit_json(out)
+        emit_json(a.to_json())
         return
     click.echo(
-        f"bench audit: {records} logged claims from {i} self-play games, "
-        f"{len(report.problems)} problems"
+        f"bench audit: {records} logged claims from {a.games} self-play games, "
+        f"{a.problems} problems"
     )
     click.echo(
         f"  audit (chain + DRAT check of every certificate): {audit_s:.2f} s "
@@ -383,158 +271,13 @@ def bench_audit(n_claims: int, seed: int, no_deep: bool, as_json: bool) -> None:
         f"  baseline (re-proving every question with bl.prove): {baseline_s:.2f} s; "
         f"audit takes {audit_s / baseline_s:.2f}x that"
     )
-    ok = audit_s * 1000 / records <= 30
     click.echo(
-        f"  target <= 30 s per 1,000 records with the DRAT check: {'met' if ok else 'MISSED'}"
+        f"  target <= 30 s per 1,000 records with the DRAT check: "
+        f"{'met' if a.target_met else 'MISSED'}"
     )
 
 
 # -- bench serve --------------------------------------------------------------------------
-def _run_name(run: dict[str, Any]) -> str:
-    """How bench serve's output names a run."""
-    name = f"{run['malformed_share']:.0%} malformed"
-    if run["fresh_questions"]:
-        name += f", new questions ({run['distinct_questions']} distinct)"
-    return name
-
-
-def _serve_suite(seed: int, count: int) -> list[dict[str, object]]:
-    """Flag questions for the service benchmark: a third hard valid claims (the claim
-    benchmark's suite), the rest random tables (valid and invalid claims)."""
-    import random
-
-    from battlejudge.solver import battleline as bl
-    from battlejudge.solver.battleline.bench import hard_suite
-
-    hard = count // 3
-    out = [q.to_json() for _, q in hard_suite(seed, hard)]
-    rng = random.Random(seed)
-    while len(out) < count:
-        cards = [str(bl.Card(t)) for t in rng.sample(range(60), 26)]
-        n_theirs = rng.randint(0, 3)
-        q: dict[str, object] = {
-            "mine": cards[:3],
-            "theirs": cards[3 : 3 + n_theirs],
-            "seen": cards[6 : 6 + rng.randint(0, 20)],
-        }
-        if n_theirs == 3:
-            q["completed_first"] = rng.choice(["mine", "theirs"])
-        out.append(bl.ClaimQuestion.from_json(q).to_json())
-    return out
-
-
-_MALFORMED: tuple[bytes, ...] = (
-    b'{"mine": ["R4", "R5", "R3"',  # not JSON
-    b'{"mine": ["R4", "R5", "R11"], "theirs": [], "seen": []}',  # unknown card
-    b'{"mine": ["R4", "R5"], "theirs": [], "seen": []}',  # incomplete formation
-    b'{"mine": ["R4", "R5", "R3"], "theirs": ["R4"], "seen": []}',  # a card twice
-    b'["R4", "R5", "R3"]',  # not an object
-)
-
-
-def _load_generator(
-    port: int, bodies: list[bytes], clients: int, warmup: int, conn: object
-) -> None:
-    """The load generator (run in its own process): ``clients`` keep-alive HTTP/1.1
-    connections send ``bodies`` in order as fast as answers come back; sends back
-    ``(wall seconds, [(index, status, latency s, body bytes)])`` after the warm-up."""
-    import asyncio
-    import time
-
-    async def client(queue: asyncio.Queue[int], out: list[tuple[int, int, float, bytes]]) -> None:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        try:
-            while not queue.empty():
-                i = queue.get_nowait()
-                body = bodies[i]
-                head = (
-                    f"POST /v1/claims HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
-                ).encode()
-                start = time.perf_counter()
-                writer.write(head + body)
-                await writer.drain()
-                status = int((await reader.readline()).split()[1])
-                length = 0
-                while True:
-                    line = await reader.readline()
-                    if line in (b"\r\n", b""):
-                        break
-                    name, _, value = line.decode("latin-1").partition(":")
-                    if name.strip().lower() == "content-length":
-                        length = int(value)
-                payload = await reader.readexactly(length)
-                out.append((i, status, time.perf_counter() - start, payload))
-        finally:
-            writer.close()
-
-    async def phase(indexes: range) -> tuple[float, list[tuple[int, int, float, bytes]]]:
-        queue: asyncio.Queue[int] = asyncio.Queue()
-        for i in indexes:
-            queue.put_nowait(i)
-        out: list[tuple[int, int, float, bytes]] = []
-        start = time.perf_counter()
-        await asyncio.gather(*(client(queue, out) for _ in range(clients)))
-        return time.perf_counter() - start, out
-
-    async def main() -> tuple[float, list[tuple[int, int, float, bytes]]]:
-        await phase(range(warmup))
-        return await phase(range(warmup, len(bodies)))
-
-    conn.send(asyncio.run(main()))  # type: ignore[attr-defined]
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@contextlib.contextmanager
-def _running_service(workers: int) -> Iterator[int]:
-    """``battlejudge serve`` in a child process on a free loopback port, once it answers
-    ``/healthz``; yields the port, and stops the server after."""
-    import subprocess
-    import sys
-    import time
-    import urllib.request
-
-    port = _free_port()
-    server = subprocess.Popen(
-        [
-            *(sys.executable, "-c", "from battlejudge.cli.main import main; main()", "serve"),
-            *("--port", str(port), "--workers", str(workers)),
-        ],
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise click.ClickException("the server did not start") from None
-                time.sleep(0.1)
-        yield port
-    finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
-
-
 @bench.command("serve")
 @click.option("--requests", "n_requests", default=3000, show_default=True, type=click.IntRange(10))
 @click.option("--clients", default=16, show_default=True, type=click.IntRange(min=1))
@@ -580,131 +323,36 @@ def bench_serve(
     so the repeats of the first two runs cost less than a question never seen). With
     --attack: the
     victim's latency, errors and recovery under each attack of issue 15
-    (battlejudge.cli.serve_attack)."""
+    (battlejudge.bench.attack)."""
     if attack:
         _print_attack(workers, seed, attack_seconds, as_json)
         return
-    import json
-    import multiprocessing
-    import random
-    import time
+    from battlejudge.bench.serve import SUITE, run_name, run_serve
 
-    from battlejudge.solver import battleline as bl
-
-    suite = _serve_suite(seed, 150)
-    questions = [bl.ClaimQuestion.from_json(q) for q in suite]
-    # Baseline: the same work in this process, no HTTP (prove + verify, warm cache).
-    for q in questions:
-        bl.verify(bl.prove(q))
-    start = time.perf_counter()
-    expected = []
-    for q in questions:
-        p = bl.prove(q)
-        bl.verify(p)
-        expected.append((p.verdict, [str(c) for c in p.blocking]))
-    baseline = len(questions) / (time.perf_counter() - start)
-    fresh = _serve_suite(seed + 1, n_requests)
-    fresh_expected = []
-    for q in map(bl.ClaimQuestion.from_json, fresh):
-        p = bl.prove(q)
-        fresh_expected.append((p.verdict, [str(c) for c in p.blocking]))
-
-    runs = []
-    with _running_service(workers) as port:
-        rng = random.Random(seed)
-        ctx = multiprocessing.get_context("spawn")
-        for share, asked, answers_of in (
-            (0.0, suite, expected),
-            (malformed, suite, expected),
-            (0.0, fresh, fresh_expected),
-        ):
-            plan = []
-            for i in range(n_requests):
-                if asked is fresh:
-                    plan.append(i)
-                elif rng.random() < share:
-                    plan.append(-1 - rng.randrange(len(_MALFORMED)))
-                else:
-                    plan.append(rng.randrange(len(asked)))
-            bodies = [_MALFORMED[-1 - k] if k < 0 else json.dumps(asked[k]).encode() for k in plan]
-            warmup = min(200, n_requests // 5)
-            here, there = ctx.Pipe()
-            gen = ctx.Process(target=_load_generator, args=(port, bodies, clients, warmup, there))
-            gen.start()
-            wall, answers = here.recv()
-            gen.join()
-            good_lat, bad_ok, wrong, unanswered = [], 0, 0, 0
-            asked_good = 0
-            for i, status, latency, payload in answers:
-                k = plan[i]
-                if k < 0:
-                    bad_ok += status in (400, 422)
-                    continue
-                asked_good += 1
-                if status != 200:  # busy or out of time: no verdict, never a wrong one
-                    unanswered += 1
-                    continue
-                got = json.loads(payload)
-                if (got.get("verdict"), got.get("blocking")) != answers_of[k]:
-                    wrong += 1
-                    continue
-                good_lat.append(latency)
-            runs.append(
-                {
-                    "malformed_share": share,
-                    "fresh_questions": asked is fresh,
-                    "distinct_questions": len(set(bodies)),
-                    "requests": len(answers),
-                    "good": asked_good,
-                    "malformed": len(answers) - asked_good,
-                    "malformed_rejected": bad_ok,
-                    "wrong_answers": wrong,
-                    "unanswered": unanswered,
-                    "seconds": wall,
-                    "claims_per_s": len(good_lat) / wall,
-                    "p50_ms": _percentile(good_lat, 0.50) * 1e3,
-                    "p99_ms": _percentile(good_lat, 0.99) * 1e3,
-                }
-            )
-    targets = {
-        f"{_run_name(r)}: >= 1000 claims/s, p99 <= 50 ms, all right": (
-            r["claims_per_s"] >= 1000
-            and r["p99_ms"] <= 50
-            and r["wrong_answers"] == 0
-            and r["unanswered"] == 0
-        )
-        for r in runs[:2]
-    }
-    targets[f"{_run_name(runs[2])}: all right"] = (
-        runs[2]["wrong_answers"] == 0 and runs[2]["unanswered"] == 0
-    )
+    try:
+        r = run_serve(n_requests, clients, workers, seed, malformed)
+    except ServiceError as e:
+        raise click.ClickException(str(e)) from None
     if as_json:
-        emit_json(
-            {
-                "clients": clients,
-                "workers": workers,
-                "baseline_claims_per_s": baseline,
-                "runs": runs,
-                "targets": targets,
-            }
-        )
+        emit_json(r)
         return
+    baseline = r["baseline_claims_per_s"]
     click.echo(
         f"bench serve: {n_requests} requests per run, {clients} clients, {workers} workers, "
-        f"{len(suite)} distinct questions in the first two (seed {seed})"
+        f"{SUITE} distinct questions in the first two (seed {seed})"
     )
-    for r in runs:
+    for run in r["runs"]:
         click.echo(
-            f"  {_run_name(r)}: {r['claims_per_s']:.0f} certified claims/s, "
-            f"p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms; {r['wrong_answers']} wrong "
-            f"answers, {r['unanswered']} unanswered (busy or out of time); "
-            f"{r['malformed_rejected']}/{r['malformed']} malformed rejected"
+            f"  {run_name(run)}: {run['claims_per_s']:.0f} certified claims/s, "
+            f"p50 {run['p50_ms']:.1f} ms, p99 {run['p99_ms']:.1f} ms; {run['wrong_answers']} "
+            f"wrong answers, {run['unanswered']} unanswered (busy or out of time); "
+            f"{run['malformed_rejected']}/{run['malformed']} malformed rejected"
         )
         click.echo(
             f"    ratio vs baseline (prove + verify in one process, no HTTP, same run: "
-            f"{baseline:.0f} claims/s): {r['claims_per_s'] / baseline:.2f}x"
+            f"{baseline:.0f} claims/s): {run['claims_per_s'] / baseline:.2f}x"
         )
-    for name, ok in targets.items():
+    for name, ok in r["targets"].items():
         click.echo(f"  target {name}: {'met' if ok else 'MISSED'}")
 
 
@@ -765,15 +413,13 @@ def bench_log(
     as_json: bool,
 ) -> None:
     """The proof log under `battlejudge serve --workers 2`, each figure beside a baseline
-    measured in the same run (battlejudge.cli.bench_log): logged claims/s with a file log
+    measured in the same run (battlejudge.bench.log): logged claims/s with a file log
     and a PostgreSQL log at each number of CLIENTS asking single questions (baseline: no
     log); a victim's p50/p99 while another client posts 256-question batches (baseline:
     the victim alone); the service's start and inclusion-proof fetches p50/p99 on a
     RECORDS-record log it builds (baseline: a 1,000-record log); the audit's time and
     peak memory on both."""
-    import tempfile
-
-    from battlejudge.cli import bench_log as bench_module
+    from battlejudge.bench import log as bench_module
 
     counts_text = clients or ("1,4" if quick else "1,16,64")
     try:
@@ -790,34 +436,34 @@ def bench_log(
         interval=interval,
         fetches=fetches or (100 if quick else 2000),
         verify=5 if quick else 20,
+        pg_url=pg_url,
+        serve_interval=serve_interval(),
     )
-    server = None
-    if pg_url is None and not no_pg:
-        try:
-            import pgserver
-        except ImportError:
-            settings.notes.append(
-                "PostgreSQL not measured: pgserver is not installed (or give --pg-url)"
-            )
-        else:
-            folder = tempfile.mkdtemp(prefix="bench-log-pg-")
-            server = pgserver.get_server(folder, cleanup_mode="delete")  # type: ignore[attr-defined]
-            pg_url = server.get_uri()
-    settings = dataclasses.replace(settings, pg_url=None if no_pg else pg_url)
 
     def progress(what: str) -> None:
         if not as_json:
             click.echo(f"  ... {what}", err=True)
 
-    try:
+    with bench_module.postgresql(settings, no_pg) as settings:
         r = bench_module.run_bench_log(settings, progress)
-    finally:
-        if server is not None:
-            server.cleanup()
     if as_json:
         emit_json(r)
         return
     _print_bench_log(settings, r)
+
+
+def serve_interval() -> tuple[str, float]:
+    """``battlejudge serve``'s option for how often its log commits or publishes, and its
+    default: ``--checkpoint-interval`` (claims committed as they come, a checkpoint
+    published at most this often) or, in versions before it, ``--commit-interval`` (claims
+    committed together at most this often)."""
+    from battlejudge.cli.serve import serve
+
+    for param in serve.params:
+        for name in ("--checkpoint-interval", "--commit-interval"):
+            if name in param.opts:
+                return name, float(param.default)  # type: ignore[arg-type]
+    raise InputError("bench log: battlejudge serve has no --checkpoint-interval option")
 
 
 def _print_bench_log(s: Any, r: dict[str, Any]) -> None:
@@ -911,7 +557,7 @@ def _print_bench_log(s: Any, r: dict[str, Any]) -> None:
 
 
 def _print_attack(workers: int, seed: int, seconds: float, as_json: bool) -> None:
-    from battlejudge.cli.serve_attack import run_attack
+    from battlejudge.bench.attack import run_attack
 
     r = run_attack(workers, seed, seconds)
     if as_json:
@@ -937,18 +583,6 @@ def _print_attack(workers: int, seed: int, seconds: float, as_json: bool) -> Non
         click.echo(f"  target {name}: {'met' if ok else 'MISSED'}")
 
 
-_STARTUP_CASES: tuple[tuple[str, tuple[str, ...], float], ...] = (
-    ("--help", ("--help",), 0.2),
-    (
-        "claim (one-shot)",
-        ("claim", "--mine", "R4 R5 R3", "--theirs", "B8", "--seen", "B7 B10"),
-        0.2,
-    ),
-    ("guide ask", ("guide", "battleline", "ask", "how many cards in a hand"), 0.5),
-)
-"""(name, arguments, target wall seconds): issue 17 item 4 and issue 20 item 5."""
-
-
 @bench.command("startup")
 @click.option("--runs", default=7, show_default=True, type=click.IntRange(min=1))
 @click.option("--json", "as_json", is_flag=True)
@@ -956,42 +590,10 @@ def bench_startup(runs: int, as_json: bool) -> None:
     """Whole-process wall time of one-shot commands (start-up included), beside two
     baselines run in turn with them: a bare interpreter, and importing every command
     module at once (how every command started before the commands were loaded lazily)."""
-    import statistics
-    import subprocess
-    import sys
-
+    from battlejudge.bench.startup import run_startup
     from battlejudge.cli.main import COMMANDS
 
-    eager = "; ".join(
-        f"import battlejudge.cli.{m}" for m in sorted({m for m, _, _ in COMMANDS.values()})
-    )
-    cases: list[tuple[str, list[str], float | None]] = [
-        ("python (bare)", [sys.executable, "-c", "pass"], None),
-        ("every command imported", [sys.executable, "-c", eager], None),
-    ]
-    run_cli = (
-        "import sys; from battlejudge.cli.main import main; sys.argv[0] = 'battlejudge'; main()"
-    )
-    cases += [(n, [sys.executable, "-c", run_cli, *a], t) for n, a, t in _STARTUP_CASES]
-    times: dict[str, list[float]] = {name: [] for name, _, _ in cases}
-    for _ in range(runs + 1):  # the first round warms the disk cache and is dropped
-        for name, argv, _ in cases:
-            start = time.perf_counter()
-            subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-            times[name].append(time.perf_counter() - start)
-    medians = {name: statistics.median(t[1:]) for name, t in times.items()}
-    eager_s = medians["every command imported"]
-    rows = [
-        {
-            "name": name,
-            "median_s": round(medians[name], 4),
-            "max_s": round(max(times[name][1:]), 4),
-            "ratio_to_eager_import": round(medians[name] / eager_s, 3),
-            "target_s": target,
-            "met": None if target is None else medians[name] <= target,
-        }
-        for name, _, target in cases
-    ]
+    rows = run_startup(runs, (m for m, _, _ in COMMANDS.values()))
     if as_json:
         emit_json({"runs": runs, "rows": rows})
         return
@@ -1021,91 +623,28 @@ def bench_web(count: int, seed: int, chromium: str | None, as_json: bool) -> Non
     `battlejudge serve` on loopback with 2 workers); beside the same question asked of
     `POST /v1/claims` from Python in the same run. Target: the answer within 100 ms of the
     tap (p90)."""
-    import json
-    import random
     import shutil
-    import urllib.parse
-    import urllib.request
 
-    from battlejudge.apps.web.chromium import (
-        CHROMIUM_ARGS,
-        SWAP_SETTLED,
-        TIME_THE_SWAP,
-        find_chromium,
-    )
-    from battlejudge.solver import battleline as bl
+    from battlejudge.apps.web.chromium import find_chromium
+    from battlejudge.bench.web import TARGET_P90_MS, run_web
 
     path = chromium or find_chromium()
     if path is None or shutil.which(path) is None:
         fail("bench web needs Chromium (apt-get install chromium), or --chromium PATH")
     try:
-        from playwright.sync_api import sync_playwright
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         fail("bench web needs Playwright: pip install playwright (the test extra has it)")
-    # Questions of every split (3-card, Mud, wild cards; valid and invalid), each asked once:
-    # the even ones of the page, the odd ones of the API, so neither finds the other's proof
-    # in the workers' cache.
-    pool = [q for _, q in claim_bench.split_suite(seed, count) if any(c.is_troop for c in q.mine)]
-    random.Random(seed).shuffle(pool)
-    suite, api_suite = pool[0 : 2 * count : 2], pool[1 : 2 * count : 2]
-    page_ms: list[float] = []
-    api_ms: list[float] = []
-    verdicts = {"valid": 0, "invalid": 0}
-    with _running_service(2) as port, sync_playwright() as pw:
-        url = f"http://127.0.0.1:{port}"
-        browser = pw.chromium.launch(executable_path=shutil.which(path), args=list(CHROMIUM_ARGS))
-        page = browser.new_page()
-        for q in suite:
-            last = [c for c in q.mine if c.is_troop][-1]
-            mine = [str(c) for c in q.mine if c != last]
-            query = {
-                "mine": ",".join(mine),
-                "theirs": ",".join(map(str, q.theirs)),
-                "seen": ",".join(map(str, q.seen)),
-                "mud": "1" if q.mud else "0",
-                "fog": "1" if q.fog else "0",
-                "zone": "mine",
-            }
-            page.goto(f"{url}/?{urllib.parse.urlencode(query)}")
-            page.evaluate(TIME_THE_SWAP)
-            page.click(f"#card-{last}")
-            page.wait_for_function(SWAP_SETTLED)  # a function: the page's CSP forbids eval
-            page_ms.append(float(page.evaluate("window.swapMs")))
-            got = page.get_attribute("[data-verdict]", "data-verdict")
-            want = bl.decide(q).status
-            if got != want:
-                raise click.ClickException(f"the page said {got} for {q!r}, the solver {want}")
-            verdicts[want] += 1
-        for q in api_suite:
-            body = json.dumps(q.to_json()).encode()
-            request = urllib.request.Request(
-                f"{url}/v1/claims", body, {"Content-Type": "application/json"}
-            )
-            start = time.perf_counter()
-            with urllib.request.urlopen(request, timeout=30) as r:
-                r.read()
-            api_ms.append((time.perf_counter() - start) * 1e3)
-        browser.close()
-    t = {
-        "p50": _percentile(page_ms, 0.5),
-        "p90": _percentile(page_ms, 0.9),
-        "max": max(page_ms),
-    }
-    a = {"p50": _percentile(api_ms, 0.5), "p90": _percentile(api_ms, 0.9)}
-    met = t["p90"] <= 100
+    try:
+        r = run_web(path, count, seed)
+    except ServiceError as e:
+        raise click.ClickException(str(e)) from None
     if as_json:
-        emit_json(
-            {
-                "questions": len(suite),
-                "verdicts": verdicts,
-                "tap_to_answer_ms": t,
-                "api_ms": a,
-                "target_met": met,
-            }
-        )
+        emit_json(r.to_json())
         return
+    t, a, verdicts = r.tap_to_answer_ms, r.api_ms, r.verdicts
     click.echo(
-        f"bench web: {len(suite)} questions on the page ({verdicts['valid']} valid, "
+        f"bench web: {r.questions} questions on the page ({verdicts['valid']} valid, "
         f"{verdicts['invalid']} invalid), seed {seed}, Chromium {path}"
     )
     click.echo(
@@ -1113,11 +652,12 @@ def bench_web(count: int, seed: int, chromium: str | None, as_json: bool) -> Non
         f"max {t['max']:.0f} ms"
     )
     click.echo(
-        f"  baseline POST /v1/claims from Python ({len(api_suite)} other questions of the "
+        f"  baseline POST /v1/claims from Python ({r.api_questions} other questions of the "
         f"same splits, same run): p50 {a['p50']:.0f} ms, "
         f"p90 {a['p90']:.0f} ms; ratio {t['p50'] / a['p50']:.1f}x at the median"
     )
-    click.echo(f"  target answer within 100 ms of the tap (p90): {'met' if met else 'MISSED'}")
+    met = "met" if r.target_met else "MISSED"
+    click.echo(f"  target answer within {TARGET_P90_MS} ms of the tap (p90): {met}")
 
 
 @bench.command("battleplan")
@@ -1138,35 +678,15 @@ def bench_battleplan(
     """``battleplan ask threats`` on the start-of-battle position (issue 17: at most 1 s
     for the whole command): the whole command in a fresh process, the fast path in
     process, and the CP-SAT method it replaces, timed in the same run."""
-    import resource
-    import statistics
-    import subprocess
-    import sys
     from importlib.resources import files
 
-    import battlejudge.engines.battleplan.bench as bp
+    import battlejudge.bench.battleplan as bp
 
     path = Path(
         position_file or str(files("battlejudge.examples") / "battleplan" / "start-of-battle.json")
     )
-    run_cli = (
-        "import sys; from battlejudge.cli.main import main; sys.argv[0] = 'battlejudge'; main()"
-    )
-    argv = [sys.executable, "-c", run_cli, "battleplan", "ask", "threats", str(path), player]
-    walls, cpus = [], []
-    for _ in range(runs + 1):  # the first run warms the disk cache and is dropped
-        used = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        done = subprocess.run(argv, capture_output=True, check=False)
-        walls.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime)
-        if done.returncode != 0:
-            fail(f"bench battleplan: the command exited {done.returncode}: {done.stderr!r}")
-    command_s = statistics.median(walls[1:])
-    # The CPU time says what the wall time would be on an idle machine (the wall time
-    # of a shared one includes waiting for a core).
-    command_cpu_s = statistics.median(cpus[1:])
+    times = bp.time_command(path, player, runs)
+    command_s, command_cpu_s = times.median_s, times.cpu_median_s
     r = bp.run(path, ["p1", "p2"].index(player), repeat=runs, baseline=not no_baseline)
     met = command_s <= bp.TARGET_S
     if as_json:
@@ -1182,7 +702,7 @@ def bench_battleplan(
         return
     click.echo(f"bench battleplan: ask threats {path.name} {player}, median of {runs} runs")
     click.echo(
-        f"  whole command (fresh process): {command_s:8.3f} s  (max {max(walls[1:]):.3f} s; "
+        f"  whole command (fresh process): {command_s:8.3f} s  (max {max(times.walls):.3f} s; "
         f"CPU {command_cpu_s:.3f} s)"
     )
     click.echo(
@@ -1211,7 +731,8 @@ def bench_leaf(games: int, bots: str, deck: str, seed: int, fit: bool, as_json: 
     every position of --games games against their results (a coin: 0.693), before and
     after its calibration, at other calibrations, and the troops-only game's learned leaf
     (--fit: its weights refitted on these games, as expert.LEARNED was)."""
-    from battlejudge.engines.battleline.bots import calibration, expert
+    from battlejudge.bench.calibration import UNCALIBRATED, run_leaf
+    from battlejudge.engines.battleline.bots import expert
     from battlejudge.engines.battleline.game import GAME
 
     names = [b.strip() for b in bots.split(",")]
@@ -1219,41 +740,14 @@ def bench_leaf(games: int, bots: str, deck: str, seed: int, fit: bool, as_json: 
         raise click.BadParameter(f"two bots, comma-separated, got {bots!r}", param_hint="--bots")
     for n in names:
         GAME.make_bot(n, 0)  # an unknown name fails here, with the bots' list
-
-    def make(i: int) -> tuple[Any, Any]:
-        return (GAME.make_bot(names[0], seed + 2 * i), GAME.make_bot(names[1], seed + 2 * i + 1))
-
-    samples = calibration.collect(GAME, make, games, seed, {"deck": deck})
-    old = calibration.UNCALIBRATED
-    before = calibration.tau_losses(
-        samples, [old["tau"]], old["hand_p"], old["draw_p"], old["draws"]
-    )[old["tau"]]
-    taus = sorted({0.1, 0.15, 0.2, expert.TAU, 0.35, 0.5, 0.75, 1.0})
-    # the learnt leaf's features hold the shipped leaf's flag chances: worked out once for both
-    arrays = calibration.feature_arrays(samples)
-    after = calibration.losses_at_taus(arrays["chances"].tolist(), arrays["result"].tolist(), taus)
-    figures = {
-        "games": games,
-        "bots": names,
-        "deck": deck,
-        "positions": len(samples),
-        "coin": math.log(2),
-        "uncalibrated": before,
-        "expert": after[expert.TAU],
-        "ratio": after[expert.TAU] / before if before else 0.0,
-        "by_tau": {str(t): v for t, v in after.items()},
-    }
-    figures["learned"] = calibration.learned_loss(arrays, expert.LEARNED)
-    weights: list[float] = []
-    if fit:
-        weights, loss = calibration.fit_learned(arrays)
-        figures["fitted"], figures["fitted_loss"] = weights, loss
+    figures, after = run_leaf(names, games, deck, seed, fit)
+    old, before, weights = UNCALIBRATED, figures["uncalibrated"], figures.get("fitted", [])
     if as_json:
         emit_json(figures)
         return
     click.echo(
         f"bench leaf: {games} games {names[0]} vs {names[1]}, {deck} deck, "
-        f"{len(samples)} positions (log loss of the leaf's chance to win; lower is better)"
+        f"{figures['positions']} positions (log loss of the leaf's chance to win; lower is better)"
     )
     click.echo(f"  coin (0.5)                          {math.log(2):.4f}")
     click.echo(
@@ -1293,28 +787,11 @@ def bench_bots(
     """Seconds, search iterations and peak memory per decision of a searching bot against
     the baseline it plays (whole games at --budget seconds per move). Strength is the
     tournament's: `battlejudge tournament --bots expert,search --budget S` (README)."""
-    from battlejudge.engines.battleline.bots.measure import measure_moves
-    from battlejudge.engines.battleline.game import GAME
+    from battlejudge.bench.bots import bots_figures, run_bots
 
-    def make(i: int) -> tuple[Any, Any]:
-        return (
-            GAME.make_bot(name, seed + 2 * i, budget_s=budget),
-            GAME.make_bot(baseline, seed + 2 * i + 1, budget_s=budget),
-        )
-
-    a, b = measure_moves(GAME, make, games, seed, {"deck": deck})
-    sa, sb = a.summary(), b.summary()
+    sa, sb = run_bots(name, baseline, budget, games, deck, seed)
     both = bool(sa.get("decisions")) and bool(sb.get("decisions"))
-    figures: dict[str, Any] = {
-        "budget_s": budget,
-        "deck": deck,
-        "games": games,
-        name: sa,
-        baseline: sb,
-        # No ratio against a baseline that never searched (the heuristic): nothing to compare.
-        "ratio_median_s": sa["median_s"] / sb["median_s"] if both else None,
-        "ratio_peak_mib": sa["peak_mib"] / sb["peak_mib"] if both and sb["peak_mib"] else None,
-    }
+    figures = bots_figures(name, baseline, budget, games, deck, sa, sb)
     if as_json:
         emit_json(figures)
         return

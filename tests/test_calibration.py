@@ -10,8 +10,9 @@ from functools import cache
 import pytest
 from click.testing import CliRunner
 
+from battlejudge.bench import calibration
 from battlejudge.cli.main import cli
-from battlejudge.engines.battleline.bots import calibration, expert
+from battlejudge.engines.battleline.bots import expert
 from battlejudge.engines.battleline.game import GAME
 from battlejudge.engines.battleline.state import PLAY_PHASE, BattleLineState
 

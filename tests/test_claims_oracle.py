@@ -146,8 +146,8 @@ def test_a_proof_found_without_the_at_most_block_refutes_the_whole_formula(
 def test_hard_valid_claims_are_refuted_with_and_without_the_at_most_block() -> None:
     """The hard suite (empty, Mud, Mud against an empty side, Fog, wild cards) has claims
     of both kinds: refuted without the block, and needing it; all check whole."""
+    from battlejudge.bench.claims import hard_suite
     from battlejudge.solver.battleline.backend import refute
-    from battlejudge.solver.battleline.bench import hard_suite
     from battlejudge.solver.battleline.claims import _setup, certificate_units
     from battlejudge.solver.battleline.encode import encode_key
 

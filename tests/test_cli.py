@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from battlejudge.bench import claims as bench_module
 from battlejudge.cli.main import cli
 from battlejudge.solver import battleline as bl
-from battlejudge.solver.battleline import bench as bench_module
 
 GMT = ["--mine", "R4 R5 R3", "--theirs", "B8", "--seen", "B7 B10"]
 

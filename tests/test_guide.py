@@ -32,10 +32,10 @@ from battlejudge.apps.guide import (
     load,
 )
 from battlejudge.apps.guide.embed import shared_embedder
-from battlejudge.apps.guide.evaluate import PARTS, Figures, discover_parts, load_cases
-from battlejudge.apps.guide.evaluate import run as run_cases
 from battlejudge.apps.guide.reference import WalkthroughKind, parse, sentences, with_faqs
 from battlejudge.apps.guide.text import expand_shorthand, plain
+from battlejudge.bench.guide import PARTS, Figures, discover_parts, load_cases
+from battlejudge.bench.guide import run as run_cases
 from battlejudge.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -30,7 +30,7 @@ import httpx
 import pytest
 
 from battlejudge.apps.api_keys import add_key
-from battlejudge.solver.battleline.bench import hard_suite
+from battlejudge.bench.claims import hard_suite
 from battlejudge.solver.battleline.encode import sha256
 from battlejudge.solver.proof_limits import RULE
 

@@ -1,5 +1,5 @@
 """The self-play harness behind ``battlejudge bench bots`` and ``bench leaf``
-(engines/battleline/bots/measure.py): whole games, seats swapped, each searched decision's
+(bench/bots.py): whole games, seats swapped, each searched decision's
 time, iterations and memory."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import json
 
 from click.testing import CliRunner
 
+from battlejudge.bench.bots import measure_moves, play_games
 from battlejudge.cli.main import cli
 from battlejudge.engines.battleline.actions import Action
 from battlejudge.engines.battleline.bots.base import BotLike
-from battlejudge.engines.battleline.bots.measure import measure_moves, play_games
 from battlejudge.engines.battleline.game import GAME
 from battlejudge.engines.battleline.state import BattleLineState
 

@@ -154,15 +154,15 @@ def test_missing_extra_names_only_optional_modules() -> None:
 
 
 def test_bench_startup_reports_every_case_against_its_baselines() -> None:
-    from battlejudge.cli.bench import _STARTUP_CASES
+    from battlejudge.bench.startup import STARTUP_CASES
 
     out = CliRunner().invoke(main.cli, ["bench", "startup", "--runs", "1", "--json"])
     assert out.exit_code == 0, out.output
     rows = {r["name"]: r for r in json.loads(out.output)["rows"]}
     assert list(rows) == ["python (bare)", "every command imported"] + [
-        n for n, _, _ in _STARTUP_CASES
+        n for n, _, _ in STARTUP_CASES
     ]
     assert rows["every command imported"]["ratio_to_eager_import"] == 1.0
-    for name, _, target in _STARTUP_CASES:
+    for name, _, target in STARTUP_CASES:
         assert rows[name]["target_s"] == target
         assert rows[name]["met"] == (rows[name]["median_s"] <= target)

@@ -17,6 +17,7 @@ import time
 import tracemalloc
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from battlejudge.engines.battleline.actions import Action
 from battlejudge.engines.battleline.bots.base import BotLike
@@ -127,3 +128,45 @@ def measure_moves(
             finally:
                 tracemalloc.stop()
     return costs
+
+
+def run_bots(
+    name: str, baseline: str, budget: float, games: int, deck: str, seed: int
+) -> tuple[dict[str, float], dict[str, float]]:
+    """``battlejudge bench bots``: Battle Line bot ``name`` against ``baseline`` for
+    ``games`` games at ``budget`` seconds a move on the ``deck`` (``full`` or ``troops``);
+    each bot's :meth:`MoveCosts.summary`."""
+    from battlejudge.engines.battleline.game import GAME
+
+    def make(i: int) -> tuple[BotLike, BotLike]:
+        return (
+            GAME.make_bot(name, seed + 2 * i, budget_s=budget),
+            GAME.make_bot(baseline, seed + 2 * i + 1, budget_s=budget),
+        )
+
+    a, b = measure_moves(GAME, make, games, seed, {"deck": deck})
+    return a.summary(), b.summary()
+
+
+def bots_figures(
+    name: str,
+    baseline: str,
+    budget: float,
+    games: int,
+    deck: str,
+    sa: dict[str, float],
+    sb: dict[str, float],
+) -> dict[str, Any]:
+    """The figures as ``bench bots --json`` prints them: each bot's summary under its name
+    and the ratios of ``name``'s median seconds and peak memory to ``baseline``'s."""
+    both = bool(sa.get("decisions")) and bool(sb.get("decisions"))
+    return {
+        "budget_s": budget,
+        "deck": deck,
+        "games": games,
+        name: sa,
+        baseline: sb,
+        # No ratio against a baseline that never searched (the heuristic): nothing to compare.
+        "ratio_median_s": sa["median_s"] / sb["median_s"] if both else None,
+        "ratio_peak_mib": sa["peak_mib"] / sb["peak_mib"] if both and sb["peak_mib"] else None,
+    }

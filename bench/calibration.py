@@ -4,13 +4,13 @@
 had a real play-phase choice, with the hidden cards as they were and the game's result for
 that player. :func:`log_loss` scores a value (a function of a state and a player, giving his
 chance to win) against those results: a coin scores ln 2 = 0.693, a perfect oracle 0. The
-expert's leaf (:meth:`ExpertBot.leaf_value <.expert.ExpertBot.leaf_value>` without its
-tactics term) judges exactly such a state, a deal with every card fixed, so this measures
-it as the search uses it. This is how the expert's calibration (:func:`.expert.calibrated`)
+expert's leaf (``ExpertBot.leaf_value`` in :mod:`battlejudge.engines.battleline.bots.expert`,
+without its tactics term) judges exactly such a state, a deal with every card fixed, so this
+measures it as the search uses it. This is how the expert's calibration (``expert.calibrated``)
 was found: the leaf before it scored worse than a coin. :func:`fit_learned` fits the
-troops-only leaf's weights (:data:`.expert.LEARNED`) the same way: numpy works the log loss
-of many positions at once (:func:`learned_values`, the same formula as
-:func:`.expert.learned_value`), and SciPy's Nelder-Mead minimises it.
+troops-only leaf's weights (``expert.LEARNED``) the same way: numpy works the log loss of many
+positions at once (:func:`learned_values`, the same formula as ``expert.learned_value``), and
+SciPy's Nelder-Mead minimises it.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from battlejudge.bench.bots import play_games
 from battlejudge.engines.battleline.actions import Action
 from battlejudge.engines.battleline.bots import expert
 from battlejudge.engines.battleline.bots.base import BotLike
-from battlejudge.engines.battleline.bots.measure import play_games
 from battlejudge.engines.battleline.state import DRAW_GAME, PLAY_PHASE, BattleLineState
 from battlejudge.engines.games import GameInfo
 
@@ -116,7 +116,7 @@ def losses_at_taus(
 
 
 def feature_arrays(samples: Iterable[Sample]) -> dict[str, Any]:
-    """The samples' :func:`.expert.leaf_features` as numpy arrays (one row per position:
+    """The samples' :func:`expert.leaf_features` as numpy arrays (one row per position:
     ``chances``, ``placed``, ``complete`` of 9 flags; ``stage`` and ``tempo``), with their
     ``result``."""
     import numpy as np
@@ -133,7 +133,7 @@ def feature_arrays(samples: Iterable[Sample]) -> dict[str, Any]:
 
 
 def learned_values(x: Mapping[str, Any], w: Sequence[float]) -> Any:
-    """:func:`.expert.learned_value` of every row of :func:`feature_arrays` at once."""
+    """:func:`expert.learned_value` of every row of :func:`feature_arrays` at once."""
     import numpy as np
 
     cap = expert.LOGIT_CAP
@@ -177,3 +177,41 @@ def fit_learned(
         options={"maxfev": max_evals, "xatol": 1e-3, "fatol": 1e-6},
     )
     return [float(v) for v in res.x], float(res.fun)
+
+
+def run_leaf(
+    names: Sequence[str], games: int, deck: str, seed: int, fit: bool
+) -> tuple[dict[str, Any], dict[float, float]]:
+    """``battlejudge bench leaf``: ``games`` Battle Line games between the bots ``names`` on
+    the ``deck``; the figures as ``bench leaf --json`` prints them (the log loss before the
+    calibration, of the expert's leaf, at other calibrations, of the learned leaf, and with
+    ``fit`` the weights refitted on these games and their loss), and the loss at each tau."""
+    from battlejudge.engines.battleline.game import GAME
+
+    def make(i: int) -> tuple[Any, Any]:
+        return (GAME.make_bot(names[0], seed + 2 * i), GAME.make_bot(names[1], seed + 2 * i + 1))
+
+    samples = collect(GAME, make, games, seed, {"deck": deck})
+    old = UNCALIBRATED
+    before = tau_losses(samples, [old["tau"]], old["hand_p"], old["draw_p"], old["draws"])[
+        old["tau"]
+    ]
+    taus = sorted({0.1, 0.15, 0.2, expert.TAU, 0.35, 0.5, 0.75, 1.0})
+    # the learnt leaf's features hold the shipped leaf's flag chances: worked out once for both
+    arrays = feature_arrays(samples)
+    after = losses_at_taus(arrays["chances"].tolist(), arrays["result"].tolist(), taus)
+    figures: dict[str, Any] = {
+        "games": games,
+        "bots": list(names),
+        "deck": deck,
+        "positions": len(samples),
+        "coin": math.log(2),
+        "uncalibrated": before,
+        "expert": after[expert.TAU],
+        "ratio": after[expert.TAU] / before if before else 0.0,
+        "by_tau": {str(t): v for t, v in after.items()},
+    }
+    figures["learned"] = learned_loss(arrays, expert.LEARNED)
+    if fit:
+        figures["fitted"], figures["fitted_loss"] = fit_learned(arrays)
+    return figures, after

@@ -237,3 +237,36 @@ def measure(directory: Path, parts: Sequence[str], guide_for: Callable[[str], Gu
         outcomes = run(load_cases(path), guide_for)
         rows.extend(Row(part, game, figures) for game, figures in by_game(outcomes).items())
     return rows
+
+
+@dataclass(frozen=True)
+class GuideBench:
+    """``battlejudge bench guide``'s figures: how the guides ranked (``retrieval``), each
+    game's guide build time in ms (timed on its own, the first time the game is asked), and
+    the rows of :func:`measure`."""
+
+    retrieval: str
+    build_ms: dict[str, float]
+    rows: list[Row]
+
+
+def bench_guides(directory: Path, parts: Sequence[str], keywords_only: bool) -> GuideBench:
+    """:func:`measure` on each game's guide, built once (warm latency per question), with
+    the embedding model unless ``keywords_only``. ValueError as :func:`measure` says."""
+    from battlejudge.apps.guide import load
+    from battlejudge.apps.guide.embed import shared_embedder
+
+    embedder = None if keywords_only else shared_embedder()
+    guides: dict[str, Guide] = {}
+    build_ms: dict[str, float] = {}
+
+    def guide_for(game: str) -> Guide:
+        if game not in guides:
+            start = time.perf_counter()
+            guides[game] = Guide(load(game), embedder=embedder)
+            build_ms[game] = 1000 * (time.perf_counter() - start)
+        return guides[game]
+
+    rows = measure(directory, parts, guide_for)
+    model = "keywords only" if embedder is None else "keywords + sentence vectors"
+    return GuideBench(model, build_ms, rows)

@@ -43,6 +43,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Final
 
+from battlejudge.bench.serve import free_port, percentile
+
 ATTACKS: Final = ("proof bombs", "batches", "deep verifies", "slow bodies", "idle connections")
 RAMP: Final = 0.5
 """Seconds an attack runs before the victim's figures count."""
@@ -185,9 +187,9 @@ def _attacker(kind: str, port: int, key: str, payload: bytes, conn: Connection) 
 
 # -- the payloads ---------------------------------------------------------------------------
 def _payloads(seed: int) -> dict[str, bytes]:
+    from battlejudge.bench.claims import hard_suite
     from battlejudge.proofs.battleline.certificate import to_file_model
     from battlejudge.solver import battleline as bl
-    from battlejudge.solver.battleline.bench import hard_suite
     from battlejudge.solver.battleline.encode import sha256
 
     cert = bl.prove(bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10")).certificate
@@ -206,11 +208,6 @@ def _payloads(seed: int) -> dict[str, bytes]:
     }
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
-
-
 def _phase(name: str, log: list[tuple[float, float, bool]], start: float, end: float) -> Phase:
     inside = [(t, lat, ok) for t, lat, ok in log if start <= t < end]
     latencies = [lat for _, lat, _ in inside]
@@ -218,8 +215,8 @@ def _phase(name: str, log: list[tuple[float, float, bool]], start: float, end: f
         name,
         len(inside),
         sum(1 for *_, ok in inside if not ok),
-        _percentile(latencies, 0.50) * 1e3,
-        _percentile(latencies, 0.99) * 1e3,
+        percentile(latencies, 0.50) * 1e3,
+        percentile(latencies, 0.99) * 1e3,
         len(inside) / (end - start),
     )
 
@@ -254,7 +251,7 @@ def run_attack(workers: int, seed: int, seconds: float) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         keys_file = Path(tmp) / "keys"
         keys = {c: add_key(keys_file, c) for c in ("victim", "attacker-1", "attacker-2")}
-        port = _free_port()
+        port = free_port()
         server = subprocess.Popen(
             [
                 *(sys.executable, "-c", "from battlejudge.cli.main import main; main()"),
@@ -273,15 +270,6 @@ def run_attack(workers: int, seed: int, seconds: float) -> dict[str, Any]:
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def _wait_until_up(port: int, server: subprocess.Popen[bytes]) -> None:
@@ -359,7 +347,7 @@ def _timeline(
     }
 
 
-# -- steady load for ``battlejudge bench log`` (battlejudge.cli.bench_log) ------------------
+# -- steady load for ``battlejudge bench log`` (battlejudge.bench.log) ---------------------
 def _crowd(
     port: int,
     keys: list[str],

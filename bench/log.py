@@ -4,15 +4,15 @@ baseline measured in the same run.
 1. **Logged claims/s**: ``battlejudge serve --workers 2`` on loopback (a child process, with
    one API key per client) with a file log, with a PostgreSQL log, and without a log (the
    baseline), at each number of concurrent clients: a load generator in a process of its
-   own (:func:`battlejudge.cli.serve_attack._crowd`) keeps one connection per client
+   own (:func:`battlejudge.bench.attack._crowd`) keeps one connection per client
    asking single questions as fast as the answers come back, from a fixed set of
    questions, so the workers' proof cache makes the solver cheap and the log is what is
    measured. The three services run side by side and each point is measured on all three
    in turn, so that a busy machine slows them alike.
 2. **A victim's latency**: on the file-logged service, a client asking single questions
-   one at a time (:func:`battlejudge.cli.serve_attack._victim`), alone (the baseline),
+   one at a time (:func:`battlejudge.bench.attack._victim`), alone (the baseline),
    then while another client posts 256-question batches back to back
-   (:func:`battlejudge.cli.serve_attack._batcher`); each phase lasts twice a throughput
+   (:func:`battlejudge.bench.attack._batcher`); each phase lasts twice a throughput
    point, since a logged claim waits for its commit and the victim asks few.
 3. **Inclusion proofs**: a log of ``records`` signed records built with its tiles
    (:func:`battlejudge.proofs.synthetic.build_synthetic_log`), served by ``battlejudge
@@ -37,13 +37,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final
 
+from battlejudge.bench.serve import free_port, percentile
 from battlejudge.solver.errors import InputError
 
-__all__ = ["Settings", "run_bench_log"]
+__all__ = ["Settings", "postgresql", "run_bench_log"]
 
 SMALL: Final = 1000
 """Records in the baseline log of the proof and audit figures."""
@@ -62,11 +63,13 @@ Progress = Callable[[str], None]
 class Settings:
     """What ``bench log`` measures: ``records`` in the big log, ``seconds`` per
     throughput point (after ``warmup`` seconds), the numbers of ``clients``, ``workers``
-    of each service, the logged services' ``interval`` (None: serve's default; see
-    :func:`serve_interval`), ``fetches`` of inclusion proofs per log
-    (the first ``verify`` of them checked), the ``seed`` of the questions and of the
-    records proved, and the PostgreSQL database (``pg_url``; None: none is measured).
-    ``notes`` are printed with the figures."""
+    of each service, the logged services' ``interval`` (None: serve's default),
+    ``fetches`` of inclusion proofs per log (the first ``verify`` of them checked), the
+    ``seed`` of the questions and of the records proved, and the PostgreSQL database
+    (``pg_url``; None: none is measured). ``notes`` are printed with the figures.
+    ``serve_interval``: ``battlejudge serve``'s option for how often its log commits or
+    publishes, and its default (the command line reads them off the serve command, which
+    this layer may not import)."""
 
     records: int = 1_000_000
     seconds: float = 5.0
@@ -79,6 +82,7 @@ class Settings:
     seed: int = 1
     pg_url: str | None = None
     notes: list[str] = field(default_factory=list)
+    serve_interval: tuple[str, float] = ("--checkpoint-interval", 0.25)
 
 
 # -- the services -----------------------------------------------------------------------------
@@ -96,10 +100,9 @@ class Service:
 def serving(args: list[str], what: str, timeout: float = 900.0) -> Iterator[Service]:
     """``battlejudge serve ARGS`` on a free loopback port, once it answers ``/healthz``
     (:class:`InputError` with its last line of errors if it stops first); stopped after."""
-    from battlejudge.cli.serve_attack import _free_port
     from battlejudge.proofs.store import redact_urls
 
-    port = _free_port()
+    port = free_port()
     errors = tempfile.TemporaryFile()
     start = time.monotonic()
     server = subprocess.Popen(
@@ -133,32 +136,18 @@ def serving(args: list[str], what: str, timeout: float = 900.0) -> Iterator[Serv
         errors.close()
 
 
-def serve_interval() -> tuple[str, float]:
-    """``battlejudge serve``'s option for how often its log commits or publishes, and its
-    default: ``--checkpoint-interval`` (claims committed as they come, a checkpoint
-    published at most this often) or, in versions before it, ``--commit-interval`` (claims
-    committed together at most this often)."""
-    from battlejudge.cli.referee import serve
-
-    for param in serve.params:
-        for name in ("--checkpoint-interval", "--commit-interval"):
-            if name in param.opts:
-                return name, float(param.default)  # type: ignore[arg-type]
-    raise InputError("bench log: battlejudge serve has no --checkpoint-interval option")
-
-
 def _interval_args(s: Settings) -> list[str]:
-    return [] if s.interval is None else [serve_interval()[0], str(s.interval)]
+    return [] if s.interval is None else [s.serve_interval[0], str(s.interval)]
 
 
 # -- 1. logged claims per second --------------------------------------------------------------
 def _questions(seed: int) -> list[tuple[bytes, str]]:
     """The fixed questions (bench serve's suite) and the verdict each must get."""
-    from battlejudge.cli.bench import _serve_suite
+    from battlejudge.bench.serve import serve_suite
     from battlejudge.solver import battleline as bl
 
     out = []
-    for q in _serve_suite(seed, QUESTIONS):
+    for q in serve_suite(seed, QUESTIONS):
         verdict = str(bl.decide(bl.ClaimQuestion.from_json(q)).status)
         out.append((json.dumps(q).encode(), verdict))
     return out
@@ -174,12 +163,12 @@ def _crowd(
 ) -> dict[str, Any]:
     """One throughput point: claims answered right per second (with a ``log_seq`` when
     ``logged``), p50/p99 latency and the answers that were not right."""
-    from battlejudge.cli import serve_attack
+    from battlejudge.bench import attack
 
     ctx = multiprocessing.get_context("spawn")
     here, there = ctx.Pipe()
     gen = ctx.Process(
-        target=serve_attack._crowd, args=(port, keys, bodies, warmup, seconds, logged, there)
+        target=attack._crowd, args=(port, keys, bodies, warmup, seconds, logged, there)
     )
     gen.start()
     begin, end, log = here.recv()
@@ -188,8 +177,8 @@ def _crowd(
     return {
         "clients": len(keys),
         "claims_per_s": len(good) / (end - begin),
-        "p50_ms": serve_attack._percentile(good, 0.50) * 1e3,
-        "p99_ms": serve_attack._percentile(good, 0.99) * 1e3,
+        "p50_ms": percentile(good, 0.50) * 1e3,
+        "p99_ms": percentile(good, 0.99) * 1e3,
         "errors": len(log) - len(good),
     }
 
@@ -251,7 +240,7 @@ def victim(
     s: Settings, tmp: Path, keys: dict[str, str], key_args: list[str], progress: Progress
 ) -> dict[str, Any]:
     """Figure 2: the victim's p50/p99 alone, then while another client posts batches."""
-    from battlejudge.cli import serve_attack
+    from battlejudge.bench import attack
 
     bodies = _questions(s.seed)
     batch = json.dumps({"questions": [json.loads(b) for b, _ in (bodies * 2)[:BATCH]]}).encode()
@@ -263,7 +252,7 @@ def victim(
         stop, halt = ctx.Event(), ctx.Event()
         here, there = ctx.Pipe()
         v = ctx.Process(
-            target=serve_attack._victim, args=(service.port, keys["victim"], bodies, stop, there)
+            target=attack._victim, args=(service.port, keys["victim"], bodies, stop, there)
         )
         v.start()
         time.sleep(s.warmup + 1.0)  # the victim's process is up and its questions cached
@@ -272,7 +261,7 @@ def victim(
         time.sleep(2 * s.seconds)
         b_here, b_there = ctx.Pipe()
         b = ctx.Process(
-            target=serve_attack._batcher, args=(service.port, keys["batcher"], batch, halt, b_there)
+            target=attack._batcher, args=(service.port, keys["batcher"], batch, halt, b_there)
         )
         b.start()
         time.sleep(s.warmup + 1.0)  # the batches' first proofs (bulk workers' caches)
@@ -285,8 +274,8 @@ def victim(
         batches = b_here.recv()
         v.join()
         b.join()
-    first = serve_attack._phase("alone", log, *alone)
-    second = serve_attack._phase("beside batches", log, *beside)
+    first = attack._phase("alone", log, *alone)
+    second = attack._phase("beside batches", log, *beside)
     inside = [x for x in batches if beside[0] <= x[0] + x[1] < beside[1]]
     return {
         "alone": asdict(first),
@@ -312,8 +301,7 @@ def proofs(s: Settings, path: Path, n: int, key_path: Path, progress: Progress) 
     """Figure 3 for one log: the service's start, then ``fetches`` proofs of random
     records from one keep-alive client (after a few untimed ones), the first ``verify``
     of them checked; and the same proofs made in this process."""
-    from battlejudge.cli.serve_attack import _percentile
-    from battlejudge.proofs.bench_log import proof_times
+    from battlejudge.bench.log_tiles import proof_times
     from battlejudge.proofs.keys import load_public_key
     from battlejudge.proofs.transparency import verify_inclusion_proof
 
@@ -349,8 +337,8 @@ def proofs(s: Settings, path: Path, n: int, key_path: Path, progress: Progress) 
         "opened_from_tiles": _epoch(path) == epoch,
         "fetches": len(times),
         "verified": verified,
-        "p50_ms": _percentile(times, 0.50) * 1e3,
-        "p99_ms": _percentile(times, 0.99) * 1e3,
+        "p50_ms": percentile(times, 0.50) * 1e3,
+        "p99_ms": percentile(times, 0.99) * 1e3,
         "service_rss_mb": rss,
         "in_process": {"p50_ms": here.p50_ms, "p99_ms": here.p99_ms, "mean_ms": here.mean_ms},
     }
@@ -408,7 +396,7 @@ def audit(path: Path, n: int, pub: Path, progress: Progress) -> dict[str, Any]:
 def big_log(s: Settings, tmp: Path, progress: Progress) -> dict[str, Any]:
     """Figures 3 and 4: build both logs, serve each, audit each; the logs are deleted
     after."""
-    from battlejudge.proofs.bench_log import build_log
+    from battlejudge.bench.log_tiles import build_log
     from battlejudge.proofs.keys import load_private_key
 
     key_path = tmp / "bench.key"
@@ -478,9 +466,10 @@ def run_bench_log(s: Settings, progress: Progress) -> dict[str, Any]:
         crowd = [keys[name] for name in names[:-2]]
         while len(crowd) < 16:  # the warm-up's clients
             crowd.append(crowd[-1])
-        shown = {k: v for k, v in asdict(s).items() if k not in ("pg_url", "notes")}
+        hidden = ("pg_url", "notes", "serve_interval")
+        shown = {k: v for k, v in asdict(s).items() if k not in hidden}
         shown |= {"postgresql": s.pg_url is not None, "cores": os.cpu_count()}
-        option, default = serve_interval()
+        option, default = s.serve_interval
         shown |= {
             "interval_option": option,
             "interval": default if s.interval is None else s.interval,
@@ -494,3 +483,25 @@ def run_bench_log(s: Settings, progress: Progress) -> dict[str, Any]:
     result["targets"] = _targets(s, result)
     result["notes"] = s.notes
     return result
+
+
+@contextlib.contextmanager
+def postgresql(s: Settings, no_pg: bool) -> Iterator[Settings]:
+    """``s`` with the PostgreSQL database to measure: its ``pg_url`` when given; else, unless
+    ``no_pg``, a temporary server started with pgserver (stopped and deleted after), or none
+    and a note saying why when pgserver is not installed."""
+    pg_url, server = s.pg_url, None
+    if pg_url is None and not no_pg:
+        try:
+            import pgserver
+        except ImportError:
+            s.notes.append("PostgreSQL not measured: pgserver is not installed (or give --pg-url)")
+        else:
+            folder = tempfile.mkdtemp(prefix="bench-log-pg-")
+            server = pgserver.get_server(folder, cleanup_mode="delete")  # type: ignore[attr-defined]
+            pg_url = server.get_uri()
+    try:
+        yield replace(s, pg_url=None if no_pg else pg_url)
+    finally:
+        if server is not None:
+            server.cleanup()

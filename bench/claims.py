@@ -307,6 +307,23 @@ def fresh_process_main() -> None:
     json.dump(out, sys.stdout)
 
 
+def ask_in_fresh_process(lines: list[str]) -> list[tuple[str, float, bool | None]]:
+    """Ask the questions in a new interpreter (:func:`fresh_process_main`); the ``fresh``
+    argument of :func:`run_splits`."""
+    import subprocess
+
+    code = "from battlejudge.bench.claims import fresh_process_main as m; m()"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input="\n".join(lines),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    )
+    return [(split, seconds, valid) for split, seconds, valid in json.loads(out.stdout)]
+
+
 @dataclass
 class SplitResult:
     """The figures of ``battlejudge bench claims --split``: decision and brute-force timings per
@@ -399,6 +416,7 @@ __all__ = [
     "TARGETS",
     "BenchResult",
     "SplitResult",
+    "ask_in_fresh_process",
     "fresh_process_main",
     "hard_suite",
     "run",

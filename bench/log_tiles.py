@@ -1,8 +1,8 @@
-"""The proofs layer's part of ``battlejudge bench log`` (the rest, which starts services
-and drives them over HTTP, is :mod:`battlejudge.cli.bench_log`): building a large signed
-log with its tiles, timed, and the time to compute inclusion proofs from a log's tiles
-in this process, without HTTP, so that a slow proof over HTTP can be told apart from a
-slow read of the tiles.
+"""The in-process part of ``battlejudge bench log`` (the rest, which starts services and
+drives them over HTTP, is :mod:`battlejudge.bench.log`): building a large signed log with
+its tiles, timed, and the time to compute inclusion proofs from a log's tiles in this
+process, without HTTP, so that a slow proof over HTTP can be told apart from a slow read
+of the tiles.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from battlejudge.bench.serve import percentile
 
 __all__ = ["BuildFigure", "ProofTimes", "build_log", "proof_times"]
 
@@ -49,11 +51,6 @@ def build_log(path: str | Path, records: int, key: Ed25519PrivateKey) -> BuildFi
     return BuildFigure(records, size, time.perf_counter() - start)
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
-
-
 def proof_times(path: str | Path, count: int, seed: int = 1) -> ProofTimes:
     """Time ``count`` inclusion proofs of random records (seeded) of the file log at
     ``path``, made as ``battlejudge serve`` makes them, in this process."""
@@ -74,7 +71,7 @@ def proof_times(path: str | Path, count: int, seed: int = 1) -> ProofTimes:
     return ProofTimes(
         head.size,
         len(times),
-        _percentile(times, 0.50) * 1e3,
-        _percentile(times, 0.99) * 1e3,
+        percentile(times, 0.50) * 1e3,
+        percentile(times, 0.99) * 1e3,
         statistics.fmean(times) * 1e3 if times else 0.0,
     )
