@@ -22,6 +22,7 @@ from typing import Any, Final
 from battlejudge.proofs.checkpoint import Checkpoint, CheckpointError, parse_checkpoint
 from battlejudge.proofs.log import EPOCH, checkpoint_path, tiles_path
 from battlejudge.proofs.merkle import leaf_hash
+from battlejudge.proofs.proof_files import CONSISTENCY_TYPE, INCLUSION_TYPE, ProofFailed
 from battlejudge.proofs.tiles import (
     SHARED_CACHE,
     WIDTH,
@@ -76,7 +77,6 @@ class LogView(ABC):
         """``battlejudge.inclusion/1`` for record ``seq`` against the latest checkpoint:
         the record's line from its entry bundle and its audit path from the tiles.
         :class:`InputError` when there is no such record in the checkpoint's tree."""
-        from battlejudge.proofs.transparency import INCLUSION_TYPE
 
         note, head = self.head()
         if not 0 <= seq < head.size:
@@ -102,7 +102,6 @@ class LogView(ABC):
         """``battlejudge.consistency/1`` from ``old_note`` to the latest checkpoint.
         :class:`~battlejudge.proofs.transparency.ProofFailed` when the log shrank or its
         first records no longer hash to the old root."""
-        from battlejudge.proofs.transparency import CONSISTENCY_TYPE, ProofFailed
 
         note, head = self.head()
         old = parse_checkpoint(old_note, "the older checkpoint").checkpoint

@@ -34,6 +34,7 @@ from typing import Any, Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from battlejudge.proofs.backends import StoredLog, StoreError, redact, redact_message, redact_urls
 from battlejudge.proofs.checkpoint import Checkpoint, origin_for, parse_checkpoint
 from battlejudge.proofs.log import (
     FORMAT_VERSION,
@@ -54,7 +55,6 @@ from battlejudge.proofs.log import (
     vouch,
 )
 from battlejudge.proofs.merkle import leaf_hash
-from battlejudge.proofs.store import StoredLog, StoreError, redact, redact_message, redact_urls
 from battlejudge.proofs.tiles import (
     MAX_ENTRY,
     WIDTH,

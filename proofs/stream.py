@@ -201,8 +201,8 @@ class _PgReader(LogReader):
     (:func:`battlejudge.proofs.pglog.iter_pg`); ``where`` is a row's ``seq`` key."""
 
     def __init__(self, url: str, start: Mark | None) -> None:
+        from battlejudge.proofs.backends import redact
         from battlejudge.proofs.pglog import iter_pg
-        from battlejudge.proofs.store import redact
 
         self.url = url
         self._context = iter_pg(url, (start or START).where)
@@ -246,7 +246,7 @@ def iter_store(target: str | os.PathLike[str], start: Mark | None = None) -> Log
     :class:`~battlejudge.proofs.store.StoreError` (a database that cannot be reached or
     holds no log) and, while iterating, :class:`InputError` (not a proof log, a later
     format)."""
-    from battlejudge.proofs.store import is_url
+    from battlejudge.proofs.backends import is_url
 
     if is_url(target):
         return _PgReader(str(target), start)

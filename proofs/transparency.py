@@ -32,7 +32,8 @@ from battlejudge.proofs.merkle import (
     verify_consistency,
     verify_inclusion,
 )
-from battlejudge.solver.errors import BattlejudgeError, InputError
+from battlejudge.proofs.proof_files import CONSISTENCY_TYPE, INCLUSION_TYPE, ProofFailed
+from battlejudge.solver.errors import InputError
 
 __all__ = [
     "CONSISTENCY_TYPE",
@@ -44,15 +45,9 @@ __all__ = [
     "verify_inclusion_proof",
 ]
 
-INCLUSION_TYPE: Final = "battlejudge.inclusion/1"
-CONSISTENCY_TYPE: Final = "battlejudge.consistency/1"
 MAX_PROOF_BYTES: Final = 16 * 2**20
 """A proof file larger than this is refused unread (a record with its certificate is far
 smaller)."""
-
-
-class ProofFailed(BattlejudgeError):
-    """A proof that was read and checked, and does not hold (exit 1)."""
 
 
 @dataclass(frozen=True)
@@ -122,7 +117,7 @@ def _from_tiles(
 ) -> dict[str, Any]:
     """``tiled``'s proof from the log's view (:mod:`battlejudge.proofs.logview`: its
     tiles), or ``whole``'s from the whole log when it has no tiles."""
-    from battlejudge.proofs.logview import open_view
+    from battlejudge.proofs.logview import open_view  # reads the log's tiles
     from battlejudge.proofs.tiles import TileError
 
     view = open_view(target)

@@ -38,15 +38,15 @@ from hypothesis import strategies as st
 
 from battlejudge.cli.main import cli
 from battlejudge.proofs.log import append_proved
-from battlejudge.proofs.store import (
+from battlejudge.proofs.backends import (
     HIDDEN,
     WITHHELD,
     StoreError,
-    open_store,
     redact,
     redact_message,
     redact_urls,
 )
+from battlejudge.proofs.store import open_store
 from battlejudge.solver import battleline as bl
 
 psycopg = pytest.importorskip("psycopg")
