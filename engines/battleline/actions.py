@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from battlejudge.engines.battleline import cards
 from battlejudge.engines.battleline.cards import Naming, parse_card
 from battlejudge.solver.errors import InputError
 
@@ -48,14 +49,14 @@ class Action:
         if self.kind == PLAY:
             return f"{c}@{f}"
         if self.kind == SCOUT:
-            return naming.card(66)
+            return naming.card(cards.SCOUT)
         if self.kind == REDEPLOY:
             dest = "discard" if self.flag == DISCARD_PILE else str(f)
-            return f"{naming.card(67)} {c}@{s}>{dest}"
+            return f"{naming.card(cards.REDEPLOY)} {c}@{s}>{dest}"
         if self.kind == DESERTER:
-            return f"{naming.card(68)} {c}@{s}"
+            return f"{naming.card(cards.DESERTER)} {c}@{s}"
         if self.kind == TRAITOR:
-            return f"{naming.card(69)} {c}@{s}>{f}"
+            return f"{naming.card(cards.TRAITOR)} {c}@{s}>{f}"
         if self.kind == PASS:
             return "pass"
         if self.kind == DRAW:
@@ -105,19 +106,19 @@ class Action:
             tactic, card_text, src_text, dest = guile
             card = parse_card(card_text, t)
             src = flag(src_text)
-            if tactic == 67 and dest is not None:
+            if tactic == cards.REDEPLOY and dest is not None:
                 to = DISCARD_PILE if dest.lower() == "discard" else flag(dest)
                 return cls(REDEPLOY, card=card, source=src, flag=to)
-            if tactic == 68 and dest is None:
+            if tactic == cards.DESERTER and dest is None:
                 return cls(DESERTER, card=card, source=src)
-            if tactic == 69 and dest is not None:
+            if tactic == cards.TRAITOR and dest is not None:
                 return cls(TRAITOR, card=card, source=src, flag=flag(dest))
             raise InputError(f"cannot read {t!r} as a Redeploy, Deserter or Traitor")
         m = re.fullmatch(r"(.+)@(\S+)", t)
         if m:
             return cls(PLAY, card=parse_card(m.group(1), t), flag=flag(m.group(2)))
-        if parse_card(t, t) == 66:
-            return cls(SCOUT, card=66)
+        if parse_card(t, t) == cards.SCOUT:
+            return cls(SCOUT, card=cards.SCOUT)
         raise InputError(f"cannot read {t!r} as a Battle Line action")
 
 
@@ -138,6 +139,6 @@ def _guile_match(t: str) -> tuple[int, str, str, str | None] | None:
 
 def _guile(word: str) -> bool:
     try:
-        return parse_card(word) in (67, 68, 69)
+        return parse_card(word) in (cards.REDEPLOY, cards.DESERTER, cards.TRAITOR)
     except InputError:
         return False

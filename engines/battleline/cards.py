@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from battlejudge.solver.battleline.cards import COLORS, troop_name
+from battlejudge.solver.battleline.cards import ALL_TROOPS, COLORS, TROOP_COUNT, troop_name
 from battlejudge.solver.errors import InputError
 
 CardCode: TypeAlias = int
@@ -31,15 +31,17 @@ TACTICS = (
     "deserter",
     "traitor",
 )
-TACTIC_CODE = {name: 60 + i for i, name in enumerate(TACTICS)}
-ALEXANDER, DARIUS, CAVALRY, SHIELD, FOG, MUD, SCOUT, REDEPLOY, DESERTER, TRAITOR = range(60, 70)
+TACTIC_CODE = {name: TROOP_COUNT + i for i, name in enumerate(TACTICS)}
+ALEXANDER, DARIUS, CAVALRY, SHIELD, FOG, MUD, SCOUT, REDEPLOY, DESERTER, TRAITOR = range(
+    TROOP_COUNT, TROOP_COUNT + len(TACTICS)
+)
 LEADERS = frozenset({ALEXANDER, DARIUS})
 MORALE = frozenset({ALEXANDER, DARIUS, CAVALRY, SHIELD})
 ENVIRONMENT = frozenset({FOG, MUD})
 GUILE = frozenset({SCOUT, REDEPLOY, DESERTER, TRAITOR})
-ALL_CARDS = tuple(range(70))
-TROOPS = tuple(range(60))
-TACTIC_CARDS = tuple(range(60, 70))
+ALL_CARDS = tuple(range(TROOP_COUNT + len(TACTICS)))
+TROOPS = ALL_TROOPS
+TACTIC_CARDS = ALL_CARDS[TROOP_COUNT:]
 
 Theme = Literal["battleline", "nine-circles"]
 THEMES: tuple[Theme, ...] = ("battleline", "nine-circles")
@@ -114,7 +116,7 @@ def parse_card(text: str, where: str = "") -> CardCode:
 
 def card_name(code: CardCode, theme: Theme = "battleline") -> str:
     """Canonical notation of a card in a theme (troops are the same in both)."""
-    if code < 60:
+    if code < TROOP_COUNT:
         return troop_name(code)
     return _NAMES[theme][code][0]
 
@@ -122,14 +124,14 @@ def card_name(code: CardCode, theme: Theme = "battleline") -> str:
 def display_name(code: CardCode, theme: Theme = "battleline") -> str:
     """The name a player reads for card ``code`` under ``theme`` (a troop's ``Red 10``, a
     tactic's themed name)."""
-    if code < 60:
+    if code < TROOP_COUNT:
         return troop_name(code)
     return _NAMES[theme][code][1]
 
 
 def is_troop(code: CardCode) -> bool:
     """True for the 60 troop codes, False for tactics."""
-    return code < 60
+    return code < TROOP_COUNT
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from battlejudge.engines.battleline.state import (
 )
 from battlejudge.engines.seats import Seat, player_index
 from battlejudge.proofs.files import read_model
-from battlejudge.solver.battleline.cards import Card, check_side
+from battlejudge.solver.battleline.cards import TROOP_COUNT, Card, check_side
 from battlejudge.solver.battleline.question import ClaimQuestion
 from battlejudge.solver.errors import InputError, RuleError
 
@@ -160,7 +160,7 @@ def to_state(pos: PositionFile) -> BattleLineState:
             for c_i, pc in enumerate(cards):
                 path = f"flags[{i}].{name}[{c_i}]"
                 code = _card(pc.card, path)
-                if code >= 60 and code not in (60, 61, 62, 63):
+                if code >= TROOP_COUNT and code not in MORALE:
                     raise RuleError(f"{path}: {pc.card} cannot stand in a formation")
                 if pc.turn > pos.turn:
                     raise RuleError(f"{path}: placed at turn {pc.turn}, after turn {pos.turn}")
@@ -192,7 +192,7 @@ def to_state(pos: PositionFile) -> BattleLineState:
         check_side([Card(c) for c in played if c in MORALE], f"{name}'s side and discards")
         s.leader_played[side] = any(c in LEADERS for c in played)
         s.tactics_played[side] = getattr(pos.tactics_played, name)
-        visible = sum(1 for f in s.flags for p in f.sides[side] if p.card >= 60)
+        visible = sum(1 for f in s.flags for p in f.sides[side] if p.card >= TROOP_COUNT)
         visible += sum(1 for f in s.flags for p in f.environment if p.owner == side)
         if s.tactics_played[side] < visible:
             raise RuleError(
@@ -223,7 +223,7 @@ def to_state(pos: PositionFile) -> BattleLineState:
             for c_i, text in enumerate(getattr(pos.decks, name)):
                 path = f"decks.{name}[{c_i}]"
                 code = _card(text, path)
-                if (code < 60) != (deck == 0):
+                if (code < TROOP_COUNT) != (deck == 0):
                     raise RuleError(f"{path}: {text} does not belong in the {name} deck")
                 place(code, path)
             # Known order: top first in the file, last = top in the state.

@@ -68,6 +68,7 @@ from battlejudge.engines.battleline.state import (
 )
 from battlejudge.engines.game import CHANCE, IllegalActionError
 from battlejudge.solver import battleline as bl
+from battlejudge.solver.battleline.cards import TROOP_COUNT
 from battlejudge.solver.errors import InputError
 
 TAG_ORDER = (
@@ -209,7 +210,7 @@ class GameRecord:
             if tag not in self.tags:
                 raise RecordError(f'missing [{tag} "..."]: the deal is needed to replay')
             cards = [parse_card(c, tag) for c in self.tags[tag].split()]
-            if len(cards) != 7 or any(c >= 60 for c in cards):
+            if len(cards) != 7 or any(c >= TROOP_COUNT for c in cards):
                 raise RecordError(f"{tag} must list 7 troops, got {self.tags[tag]!r}")
             hands.append(cards)
         return hands[0], hands[1]
@@ -245,7 +246,7 @@ def is_troops_only(state: BattleLineState) -> bool:
         [p.card for f in state.flags for side in f.sides for p in side],
         [p.card for f in state.flags for p in f.environment],
     ]
-    return not any(c >= 60 for cards in places for c in cards)
+    return not any(c >= TROOP_COUNT for cards in places for c in cards)
 
 
 def record_from_state(state: BattleLineState, tags: dict[str, str] | None = None) -> GameRecord:

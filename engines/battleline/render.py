@@ -9,13 +9,14 @@ from rich.text import Text
 
 from battlejudge.engines.battleline.cards import Theme, card_name, display_name
 from battlejudge.engines.battleline.state import FLAGS, PLAYERS, BattleLineState
+from battlejudge.solver.battleline.cards import TROOP_COUNT
 
 _STYLE = ("red", "dark_orange", "yellow", "green", "blue", "magenta")
 
 
 def card_text(code: int, theme: Theme = "battleline") -> Text:
     """Card ``code`` as rich text: a troop in its color, a tactic in white on grey."""
-    if code < 60:
+    if code < TROOP_COUNT:
         return Text(display_name(code), style=f"bold {_STYLE[code // 10]}")
     return Text(card_name(code, theme), style="bold white on grey23")
 

@@ -82,6 +82,7 @@ from battlejudge.engines.game import CHANCE, TERMINAL, GameFacts, GameState, Ill
 from battlejudge.engines.seats import Seat, player_index
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.battleline import decider
+from battlejudge.solver.battleline.cards import TROOP_COUNT
 from battlejudge.solver.errors import RuleError
 
 NORTH, SOUTH = 0, 1
@@ -130,7 +131,7 @@ PHASE_NAMES = (
     "over",
 )
 
-_CARD_ACTIONS = [Action(CARD, card=c) for c in range(70)]
+_CARD_ACTIONS = [Action(CARD, card=c) for c in ALL_CARDS]
 """The chance outcome of each card, made once (Actions are frozen)."""
 _ACTION_ORDER = attrgetter("kind", "card", "flag", "source", "deck")
 """Action's own order (its fields in turn), as a fast sort key."""
@@ -169,7 +170,7 @@ class Flag:
     @property
     def size(self) -> int:
         """Cards a complete formation needs here: 3, or 4 with Mud (docs/rulings.md 8)."""
-        return 4 if self.has(MUD) else 3
+        return decider.FORMATION_SIZES[self.has(MUD)]
 
     def open_slot(self, player: Seat) -> bool:
         """Whether ``player`` (0, 1, ``"north"`` or ``"south"``) may still place a card here:
@@ -328,7 +329,7 @@ class BattleLineState(GameState[Action]):
     def troop_playable(self, player: Seat) -> bool:
         """docs/rulings.md 12: may the player play a troop (a troop in hand and an open slot)?"""
         player = player_index(player, PLAYERS)
-        has_troop = any(c < 60 for c in self.hands[player])
+        has_troop = any(c < TROOP_COUNT for c in self.hands[player])
         return has_troop and any(f.open_slot(player) for f in self.flags)
 
     # -- claims ----------------------------------------------------------------------
@@ -347,9 +348,9 @@ class BattleLineState(GameState[Action]):
             if i != flag
             for side in other.sides
             for p in side
-            if p.card < 60
+            if p.card < TROOP_COUNT
         ]
-        seen += [bl.Card(c) for pile in self.discards for c in pile if c < 60]
+        seen += [bl.Card(c) for pile in self.discards for c in pile if c < TROOP_COUNT]
         a, b = f.completed_at(player), f.completed_at(1 - player)
         first = None if a is None or b is None else ("mine" if a < b else "theirs")
         return bl.ClaimQuestion(
@@ -367,8 +368,10 @@ class BattleLineState(GameState[Action]):
     def face_up_troops(self) -> frozenset[CardCode]:
         """Every troop face up: at the flags (claimed ones too) and in both discard piles."""
         if self._face_up[0] != self._table_version:
-            cards = {p.card for f in self.flags for side in f.sides for p in side if p.card < 60}
-            cards.update(c for pile in self.discards for c in pile if c < 60)
+            cards = {
+                p.card for f in self.flags for side in f.sides for p in side if p.card < TROOP_COUNT
+            }
+            cards.update(c for pile in self.discards for c in pile if c < TROOP_COUNT)
             self._face_up = (self._table_version, frozenset(cards))
         return self._face_up[1]
 
@@ -463,7 +466,7 @@ class BattleLineState(GameState[Action]):
         tactic_ok = self.can_play_tactic(p)
         removable = self.config.environment_removable
         for c in sorted(set(self.hands[p])):
-            if c < 60:
+            if c < TROOP_COUNT:
                 out += [Action(PLAY, card=c, flag=i) for i in open_flags]
                 continue
             if not tactic_ok:
@@ -501,7 +504,7 @@ class BattleLineState(GameState[Action]):
             elif c == TRAITOR_CARD:
                 for i in live:
                     for pl in self.flags[i - 1].sides[opp]:
-                        if pl.card < 60:
+                        if pl.card < TROOP_COUNT:
                             out += [
                                 Action(TRAITOR, card=pl.card, source=i, flag=j) for j in open_flags
                             ]
@@ -580,7 +583,7 @@ class BattleLineState(GameState[Action]):
             )
             if tactic not in hand:
                 return f"{text}: {self.naming.card(tactic)} is not in {name}'s hand"
-            if tactic >= 60 and not self.can_play_tactic(who):
+            if tactic >= TROOP_COUNT and not self.can_play_tactic(who):
                 return (
                     f"{text}: {name} has played {self.tactics_played[who]} tactics and his "
                     f"opponent {self.tactics_played[1 - who]}; nobody may play more than one "
@@ -623,7 +626,7 @@ class BattleLineState(GameState[Action]):
                     f"{text}: played Fog and Mud stay until the end of the game "
                     f"(docs/rulings.md 10, environment_removable=false)"
                 )
-            if k == TRAITOR and action.card >= 60:
+            if k == TRAITOR and action.card >= TROOP_COUNT:
                 return f"{text}: Traitor takes a troop, never a tactic (docs/rulings.md 9)"
             dest = action.flag
             if k in (REDEPLOY, TRAITOR) and dest != DISCARD_PILE:
@@ -739,7 +742,7 @@ class BattleLineState(GameState[Action]):
             return
         elif k == RETURN:
             self.hands[p].remove(action.card)
-            deck = TROOP_DECK if action.card < 60 else TACTICS_DECK
+            deck = TROOP_DECK if action.card < TROOP_COUNT else TACTICS_DECK
             self.known_top[deck].append((action.card, p))
             self.scout_returns -= 1
             if self.scout_returns == 0 or not self.hands[p]:
@@ -772,7 +775,7 @@ class BattleLineState(GameState[Action]):
             }[a.kind]
         )
         self.hands[p].remove(card)
-        if card >= 60:
+        if card >= TROOP_COUNT:
             self.tactics_played[p] += 1
         if card in LEADERS:
             self.leader_played[p] = True
@@ -1213,7 +1216,7 @@ class BattleLineState(GameState[Action]):
                     return f"{self.naming.flag} {n} ({PLAYERS[i]})"
             if any(p.card == card for p in f.environment):
                 return f"{self.naming.flag} {n}"
-        deck = TROOP_DECK if card < 60 else TACTICS_DECK
+        deck = TROOP_DECK if card < TROOP_COUNT else TACTICS_DECK
         return f"the {('troop', 'tactics')[deck]} deck"
 
     def card_count(self) -> int:

@@ -25,7 +25,12 @@ Troop: TypeAlias = int
 COLORS = "ROYGBP"
 COLOR_NAMES = ("Red", "Orange", "Yellow", "Green", "Blue", "Purple")
 VALUES = range(1, 11)
-ALL_TROOPS: tuple[Troop, ...] = tuple(range(60))
+TROOP_COUNT = 60
+"""How many troops there are (six colors of ten values), and so the boundary between
+troops and tactics: codes below it are troops (0..59), codes from it on are tactics (the
+solver's morale tactics 60-63; the engine's ten tactics 60-69). ``code < TROOP_COUNT``
+asks "is this a troop?" everywhere."""
+ALL_TROOPS: tuple[Troop, ...] = tuple(range(TROOP_COUNT))
 
 # Wild kinds: the three morale effects a tactic in a formation can have.
 LEADER = "leader"
@@ -64,8 +69,11 @@ _NOT_FORMATION_CARDS = {
 }
 _TROOP_RE = re.compile(r"^([ROYGBP])(10|[1-9])$", re.IGNORECASE)
 _TACTIC_NAMES = tuple(MORALE)
-WILD_KIND: dict[int, str] = {60 + i: MORALE[name] for i, name in enumerate(_TACTIC_NAMES)}
+WILD_KIND: dict[int, str] = {TROOP_COUNT + i: MORALE[name] for i, name in enumerate(_TACTIC_NAMES)}
 """The wild kind of each morale tactic's card code (60 alexander ... 63 shield)."""
+LEADER_CODES: tuple[int, ...] = tuple(code for code, kind in WILD_KIND.items() if kind == LEADER)
+"""The card codes of the two Leaders (Alexander, Darius): a player may have only one
+(docs/rulings.md 3)."""
 
 
 def troop(color: str, value: int) -> Troop:
@@ -106,7 +114,7 @@ class Card:
     code: int
 
     def __post_init__(self) -> None:
-        if not 0 <= self.code < 60 + len(_TACTIC_NAMES):
+        if not 0 <= self.code < TROOP_COUNT + len(_TACTIC_NAMES):
             raise InputError(f"card code {self.code} is out of range")
 
     @classmethod
@@ -123,7 +131,7 @@ class Card:
         key = token.lower()
         key = _MORALE_ALIASES.get(key, key)
         if key in MORALE:
-            return cls(60 + _TACTIC_NAMES.index(key))
+            return cls(TROOP_COUNT + _TACTIC_NAMES.index(key))
         if key in _NOT_FORMATION_CARDS:
             raise InputError(f"{token!r}{place}: {_NOT_FORMATION_CARDS[key]}")
         raise InputError(
@@ -135,32 +143,36 @@ class Card:
     def is_troop(self) -> bool:
         """True for the 60 troops, False for the morale tactics (Leaders, Companion Cavalry, Shield
         Bearers)."""
-        return self.code < 60
+        return self.code < TROOP_COUNT
 
     @property
     def troop(self) -> Troop:
         """The troop int; only for troops."""
-        if self.code >= 60:
+        if self.code >= TROOP_COUNT:
             raise InputError(f"{self} is a tactic, not a troop")
         return self.code
 
     @property
     def wild(self) -> str | None:
         """The wild kind (leader, cavalry, shield) of a morale tactic, None for troops."""
-        return None if self.code < 60 else MORALE[_TACTIC_NAMES[self.code - 60]]
+        return None if self.code < TROOP_COUNT else MORALE[_TACTIC_NAMES[self.code - TROOP_COUNT]]
 
     @property
     def long_name(self) -> str:
         """The name a player says: ``Red 10``, ``Alexander``, ``Companion Cavalry``, ``Shield
         Bearers``."""
-        if self.code < 60:
+        if self.code < TROOP_COUNT:
             return troop_long_name(self.code)
         return {"cavalry": "Companion Cavalry", "shield": "Shield Bearers"}.get(
             str(self), str(self).capitalize()
         )
 
     def __str__(self) -> str:
-        return troop_name(self.code) if self.code < 60 else _TACTIC_NAMES[self.code - 60]
+        return (
+            troop_name(self.code)
+            if self.code < TROOP_COUNT
+            else _TACTIC_NAMES[self.code - TROOP_COUNT]
+        )
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"
@@ -170,10 +182,10 @@ class Card:
         printer.text(repr(self))  # type: ignore[attr-defined]
 
 
-CARDS: tuple[Card, ...] = tuple(Card(code) for code in range(60 + len(_TACTIC_NAMES)))
+CARDS: tuple[Card, ...] = tuple(Card(code) for code in range(TROOP_COUNT + len(_TACTIC_NAMES)))
 """Every formation card, by code: the one shared instance of each."""
 _BY_NAME: dict[str, Card] = {str(c).lower(): c for c in CARDS} | {
-    alias: CARDS[60 + _TACTIC_NAMES.index(name)] for alias, name in _MORALE_ALIASES.items()
+    alias: CARDS[TROOP_COUNT + _TACTIC_NAMES.index(name)] for alias, name in _MORALE_ALIASES.items()
 }
 """Lower-case notation (and the morale tactics' long names) -> card: the hot path of
 :meth:`Card.parse`; anything else goes through the full parse and its error messages."""

@@ -29,7 +29,7 @@ from battlejudge.solver.battleline.backend import (
     refute,
     solver_version,
 )
-from battlejudge.solver.battleline.cards import Card, Troop, format_cards
+from battlejudge.solver.battleline.cards import TROOP_COUNT, Card, Troop, format_cards
 from battlejudge.solver.battleline.encode import (
     ENCODER_VERSION,
     EncodingKey,
@@ -251,7 +251,7 @@ def decide(
     del conflict_limit, cache
     mine, theirs = q.codes
     fog = q.fog
-    size = 4 if q.mud else 3  # docs/rulings.md 8
+    size = q.size
     my_key = decider.best_key(mine, decider.EMPTY_POOL, size, fog)
     if len(theirs) == size:
         their_key = decider.best_key(theirs, decider.EMPTY_POOL, size, fog)
@@ -323,7 +323,7 @@ def _canonical_witness(q: ClaimQuestion, mine: Formation, ties_lost: bool) -> Wi
     on_table = q.face_up | q.theirs_troops
     out = _mask(on_table)
     forced: list[Troop] = []
-    for t in sorted(set(range(60)) - on_table, reverse=True):
+    for t in sorted(set(range(TROOP_COUNT)) - on_table, reverse=True):
         if _beats(q, my_key, ties_lost, forced, out | 1 << t):
             out |= 1 << t
         else:

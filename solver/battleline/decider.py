@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple, TypeAlias
 
-from battlejudge.solver.battleline.cards import WILD_KIND, WILD_VALUES
+from battlejudge.solver.battleline.cards import TROOP_COUNT, WILD_KIND, WILD_VALUES
 from battlejudge.solver.errors import RuleError
 
 if TYPE_CHECKING:
@@ -53,6 +53,10 @@ HOST, SKIRMISH, BATTALION, PHALANX, WEDGE = range(5)
 RANK_SCALE = 64
 """More than any sum (at most 40), so the rank dominates a key."""
 NO_FORMATION: Key = -1
+FORMATION_SIZES: tuple[int, int] = (3, 4)
+"""Cards per complete formation, indexed by whether Mud lies at the flag: 3, or 4 with
+Mud (docs/rulings.md 8). The one place of this rule: :func:`formation_size` says it by
+name, and hot paths index this tuple."""
 ALL_VALUES = 0x3FF
 EMPTY_POOL: Pool = (0, 0, 0, 0, 0, 0)
 FULL_POOL: Pool = (ALL_VALUES,) * 6
@@ -76,7 +80,7 @@ RUNS: dict[int, tuple[Run, ...]] = {
     n: tuple(
         Run(s, n, sum(range(s, s + n)), ((1 << n) - 1) << (s - 1)) for s in range(11 - n, 0, -1)
     )
-    for n in (3, 4)
+    for n in FORMATION_SIZES
 }
 """The runs of 3 and 4 consecutive values (formations of 3, or 4 with Mud), highest
 first, none wrapping around: 9-10-1 is no run (docs/rulings.md 1, 8). The one definition of
@@ -107,6 +111,11 @@ def _top_sums() -> list[tuple[int, ...]]:
 _TOP = _top_sums()
 
 
+def formation_size(mud: bool) -> int:
+    """Cards per complete formation: 3, or 4 where Mud lies (docs/rulings.md 8)."""
+    return FORMATION_SIZES[mud]
+
+
 def rank_of(key: Key) -> int:
     """The formation category rank packed in a strength ``key``."""
     return key // RANK_SCALE
@@ -118,19 +127,19 @@ def sum_of(key: Key) -> int:
 
 
 def pool_from(cards: Iterable[int]) -> Pool:
-    """The pool holding exactly these troops (codes >= 60 are ignored)."""
+    """The pool holding exactly these troops (tactics are ignored)."""
     m = [0, 0, 0, 0, 0, 0]
     for c in cards:
-        if c < 60:
+        if c < TROOP_COUNT:
             m[c // 10] |= 1 << (c % 10)
     return (m[0], m[1], m[2], m[3], m[4], m[5])
 
 
 def pool_without(pool: Pool, cards: Iterable[int]) -> Pool:
-    """``pool`` minus the given troops (codes >= 60 are ignored)."""
+    """``pool`` minus the given troops (tactics are ignored)."""
     m = list(pool)
     for c in cards:
-        if c < 60:
+        if c < TROOP_COUNT:
             m[c // 10] &= ~(1 << (c % 10))
     return (m[0], m[1], m[2], m[3], m[4], m[5])
 
@@ -139,7 +148,7 @@ _BIT = [1 << c for c in range(64)]
 
 
 def pool_not_in(cards: Iterable[int]) -> Pool:
-    """The pool of every troop except these (no card given twice; codes >= 60 ignored):
+    """The pool of every troop except these (no card given twice; tactics ignored):
     the opponent's pool is every troop not face up and not his (docs/rulings.md 5)."""
     return pool_outside(sum(map(_BIT.__getitem__, cards)))
 
@@ -248,7 +257,7 @@ def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key
     tmask = 0
     cmask = 0
     for c in cards:
-        if c < 60:
+        if c < TROOP_COUNT:
             troops.append(c)
             tsum += c % 10 + 1
             tmask |= 1 << (c % 10)
@@ -359,8 +368,8 @@ def best_completion(
     k = size - len(cards)
     if key < 0 or k == 0:
         return key, ()
-    troops = [c for c in cards if c < 60]
-    wilds = [c for c in cards if c >= 60]
+    troops = [c for c in cards if c < TROOP_COUNT]
+    wilds = [c for c in cards if c >= TROOP_COUNT]
     colors = tuple({c // 10 for c in troops}) or (0, 1, 2, 3, 4, 5)
     tmask = 0
     for c in troops:

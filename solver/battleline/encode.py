@@ -41,6 +41,7 @@ from pysat.card import CardEnc, EncType
 
 from battlejudge.solver.battleline.cards import (
     ALL_TROOPS,
+    TROOP_COUNT,
     WILD_VALUES,
     Troop,
     color_of,
@@ -152,7 +153,7 @@ def _at_most_troops(bound: int, top: int) -> tuple[tuple[Clause, ...], int, str]
 @dataclass
 class _Builder:
     key: EncodingKey
-    top: int = 60
+    top: int = TROOP_COUNT  # variables 1..60 are the troops
     clauses: list[Clause] = field(default_factory=list)
     counters: dict[tuple[str, int], list[int | None]] = field(default_factory=dict)
     runs: dict[int, int] = field(default_factory=dict)

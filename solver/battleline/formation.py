@@ -53,11 +53,6 @@ Strength = tuple[int, int]
 """(category rank, sum); compare with ``<``. Under Fog the rank is always 0."""
 
 
-def formation_size(mud: bool) -> int:
-    """Cards per complete formation: 3, or 4 where Mud lies (Rules: Mud)."""
-    return 4 if mud else 3
-
-
 @dataclass(frozen=True)
 class Formation:
     """A complete formation at its best.
@@ -126,7 +121,7 @@ def best_formation(cards: Iterable[Card | str], mud: bool = False, fog: bool = F
     {'alexander': 'B9'}
     """
     cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cards)
-    n = formation_size(mud)
+    n = decider.formation_size(mud)
     if len(cs) != n:
         raise RuleError(
             f"a formation needs {n} cards{' (Mud)' if mud else ''}, got {len(cs)}: "

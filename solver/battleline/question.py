@@ -16,6 +16,8 @@ from typing import Any, Literal
 from battlejudge.solver.battleline import decider
 from battlejudge.solver.battleline.cards import (
     CARDS,
+    LEADER_CODES,
+    TROOP_COUNT,
     Card,
     CardsInput,
     Troop,
@@ -23,10 +25,10 @@ from battlejudge.solver.battleline.cards import (
     format_cards,
     parse_cards,
 )
-from battlejudge.solver.battleline.formation import formation_size
 from battlejudge.solver.errors import InputError, RuleError
 
 Side = Literal["mine", "theirs"]
+_ALEXANDER, _DARIUS = LEADER_CODES
 _FIELDS = ("mine", "theirs", "seen", "mud", "fog", "completed_first")
 
 
@@ -85,15 +87,16 @@ class ClaimQuestion:
         mc = tuple(c.code for c in m)
         tc = tuple(c.code for c in t)
         sc = sorted(c.code for c in sn)
-        n = 4 if mud else 3
+        n = decider.FORMATION_SIZES[mud]
         # The common case passes these cheap checks; anything else goes through
         # _validate, which finds the first problem and names it.
         if not (
             len(mc) == n
             and len(tc) <= n
             and len({*mc, *tc, *sc}) == len(mc) + len(tc) + len(sc)
-            and (not sc or sc[-1] < 60)
-            and (mc.count(60) + mc.count(61) < 2 and tc.count(60) + tc.count(61) < 2)
+            and (not sc or sc[-1] < TROOP_COUNT)
+            and (mc.count(_ALEXANDER) + mc.count(_DARIUS) < 2)
+            and (tc.count(_ALEXANDER) + tc.count(_DARIUS) < 2)
             and (completed_first != "theirs" or len(tc) == n)
         ):
             _validate(m, t, sn, mud, completed_first)
@@ -104,8 +107,8 @@ class ClaimQuestion:
         object.__setattr__(self, "fog", fog)
         object.__setattr__(self, "completed_first", completed_first)
         troops = (
-            frozenset(c for c in mc if c < 60),
-            frozenset(c for c in tc if c < 60),
+            frozenset(c for c in mc if c < TROOP_COUNT),
+            frozenset(c for c in tc if c < TROOP_COUNT),
             frozenset(sc),
         )
         object.__setattr__(self, "_troops", troops)
@@ -158,7 +161,7 @@ class ClaimQuestion:
     @property
     def size(self) -> int:
         """Cards per complete formation at this flag (3, or 4 with Mud)."""
-        return formation_size(self.mud)
+        return decider.formation_size(self.mud)
 
     @property
     def theirs_complete(self) -> bool:
@@ -273,7 +276,7 @@ def _validate(
                 f"{card} in seen: seen lists face-up troops only (unplayed or discarded "
                 f"tactics never block a claim)"
             )
-    n = formation_size(mud)
+    n = decider.formation_size(mud)
     for name, side in (("mine", mine), ("theirs", theirs)):
         if len(side) > n:
             raise RuleError(
@@ -296,7 +299,7 @@ def _cards(codes: Iterable[int], where: str) -> tuple[Card, ...]:
     out = []
     for code in codes:
         if not isinstance(code, int) or not 0 <= code < len(CARDS):
-            raise InputError(f"card code {code!r} in {where} is not a card (0-63)")
+            raise InputError(f"card code {code!r} in {where} is not a card (0-{len(CARDS) - 1})")
         out.append(CARDS[code])
     return tuple(out)
 

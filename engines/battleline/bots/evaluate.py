@@ -32,6 +32,7 @@ from battlejudge.engines.battleline.bots.observation import Observation
 from battlejudge.engines.battleline.cards import FOG
 from battlejudge.engines.battleline.state import ADJACENT_TRIPLES, FLAGS, BattleLineState
 from battlejudge.solver.battleline import decider
+from battlejudge.solver.battleline.cards import TROOP_COUNT
 
 HAND_P = 0.6
 """The chance that a troop in hand ends up at a given flag if it suits it."""
@@ -92,7 +93,7 @@ class Probs:
         0), cached under ``tag``."""
         p = list(self.p)
         for c in cards:
-            if c < 60:
+            if c < TROOP_COUNT:
                 p[c] = 0.0
         return Probs(p, tag)
 
@@ -224,8 +225,8 @@ def side_dist(cards: Sequence[int], size: int, fog: bool, probs: Probs) -> Dist:
     k = size - len(cards)
     if k <= 0:
         return Dist(((decider.strength(cards[:size], size, fog), 1.0),), 0.0)
-    troops = [c for c in cards if c < 60]
-    wilds = tuple(sorted(c for c in cards if c >= 60))
+    troops = [c for c in cards if c < TROOP_COUNT]
+    wilds = tuple(sorted(c for c in cards if c >= TROOP_COUNT))
     wild_top = sum(decider.WILD_TOP[w] for w in wilds)
     tsum = sum(c % 10 + 1 for c in troops)
     host_sum, host_p = probs.host[k] if k < len(probs.host) else (0.0, 0.0)
@@ -367,7 +368,7 @@ class Position:
             me,
             list(obs.hand),
             views,
-            {c for c in obs.face_up() if c < 60},
+            {c for c in obs.face_up() if c < TROOP_COUNT},
             list(obs.unseen[0]),
             obs.deck_sizes[0],
             obs.opp_hand_counts()[0],
@@ -404,9 +405,9 @@ class Position:
             list(state.hands[player]),
             views,
             face_up,
-            [c for c in range(60) if c not in known],
+            [c for c in range(TROOP_COUNT) if c not in known],
             state.deck_size(0),
-            sum(1 for c in state.hands[opp] if c < 60),
+            sum(1 for c in state.hands[opp] if c < TROOP_COUNT),
         )
 
 
@@ -419,7 +420,7 @@ class Evaluator:
         self.pos = pos
         self.player = pos.player
         self.flags = pos.flags
-        self.rules_pool = decider.pool_from([c for c in range(60) if c not in pos.face_up])
+        self.rules_pool = decider.pool_from([c for c in range(TROOP_COUNT) if c not in pos.face_up])
         unseen = pos.unseen
         n_unseen = max(1, len(unseen))
         troop_deck = pos.troop_deck
@@ -429,13 +430,13 @@ class Evaluator:
         draws_opp = min(troop_deck / 2, max(1.0, open_opp / 2))
         q_me = min(0.9, draws_me / n_unseen)
         q_opp = min(0.9, (max(0, pos.opp_troops) + draws_opp) / n_unseen)
-        p_me = [0.0] * 60
-        p_opp = [0.0] * 60
+        p_me = [0.0] * TROOP_COUNT
+        p_opp = [0.0] * TROOP_COUNT
         for c in unseen:
             p_me[c] = q_me
             p_opp[c] = q_opp
         for c in pos.hand:
-            if c < 60:
+            if c < TROOP_COUNT:
                 p_me[c] = hand_p
         self._set_probabilities(p_me, p_opp)
 
@@ -457,7 +458,7 @@ class Evaluator:
         ev.pos = pos
         ev.player = pos.player
         ev.flags = pos.flags
-        ev.rules_pool = decider.pool_from([c for c in range(60) if c not in pos.face_up])
+        ev.rules_pool = decider.pool_from([c for c in range(TROOP_COUNT) if c not in pos.face_up])
         ev._set_probabilities(list(p_me), list(p_opp))
         return ev
 
@@ -471,7 +472,7 @@ class Evaluator:
 
     def my_probs(self, removed: Sequence[int] = ()) -> Probs:
         """My chances with the given hand cards spent (played elsewhere)."""
-        key = tuple(sorted(c for c in removed if c < 60))
+        key = tuple(sorted(c for c in removed if c < TROOP_COUNT))
         got = self._variants.get(key)
         if got is None:
             got = self.p_me.without(key, key)

@@ -70,6 +70,7 @@ from battlejudge.engines.battleline.state import (
 )
 from battlejudge.engines.game import CHANCE
 from battlejudge.solver.battleline import decider
+from battlejudge.solver.battleline.cards import TROOP_COUNT
 
 COST_SCALE = 0.4
 """Tactics' prices (:data:`heuristic.TACTIC_COST`, in flags) on the win-probability scale:
@@ -98,7 +99,7 @@ LEARNED = (0.526, -0.5299, 0.4315, -0.5134, 1.7242, 0.2418, 0.507)
 :func:`.calibration.fit_learned` on 83,978 positions of 2,000 troops-only games (the expert at
 40 iterations and at one ply against the heuristic, seats alternating; a fifth of the games
 held out): held-out log loss 0.442, where the calibrated leaf (:data:`TAU`) scores 0.484."""
-DEAL_DECK = 60 - 2 * HAND_SIZE
+DEAL_DECK = TROOP_COUNT - 2 * HAND_SIZE
 """Troops in the troop deck after the deal (60 less the two hands): a stage of 1."""
 LOGIT_CAP = 12.0
 """Log-odds are kept within this (a chance of 6e-6 from sure), so that none overflows."""
@@ -242,10 +243,10 @@ def deal_probabilities(
         if f.claimed_by < 0:
             for p in (0, 1):
                 open_slots[p] += max(0, f.size - len(f.sides[p]))
-    probs = ([0.0] * 60, [0.0] * 60)
+    probs = ([0.0] * TROOP_COUNT, [0.0] * TROOP_COUNT)
     for p in (me, opp):
         for c in s.hands[p]:
-            if c < 60:
+            if c < TROOP_COUNT:
                 probs[p][c] = hand_p
     n = len(order)
     for p, first in ((me, 1), (opp, 2)):

@@ -51,6 +51,7 @@ from battlejudge.engines.battleline.cards import REDEPLOY as REDEPLOY_CARD
 from battlejudge.engines.battleline.cards import SCOUT as SCOUT_CARD
 from battlejudge.engines.battleline.cards import TRAITOR as TRAITOR_CARD
 from battlejudge.engines.battleline.state import BattleLineState
+from battlejudge.solver.battleline.cards import TROOP_COUNT
 
 TACTIC_COST = {
     ALEXANDER: 0.35,
@@ -86,7 +87,9 @@ def tactics_held_value(hand: list[int], leader_played: bool) -> float:
     """What the tactics in a hand are worth, in game value: each its playing cost (the
     option the heuristic gives up by playing it); a second Leader, unplayable, nothing."""
     return sum(
-        TACTIC_COST.get(c, 0.0) for c in hand if c >= 60 and not (c in LEADERS and leader_played)
+        TACTIC_COST.get(c, 0.0)
+        for c in hand
+        if c >= TROOP_COUNT and not (c in LEADERS and leader_played)
     )
 
 
@@ -127,7 +130,7 @@ def score_plays(
         if a.kind == PLAY:
             c, f = a.card, a.flag - 1  # list index of the flag numbered a.flag
             view = ev.flags[f]
-            if c < 60:
+            if c < TROOP_COUNT:
                 ps = list(chances_without(c))
                 ps[f] = ev.flag_chance(view, mine=[*view.mine, c], removed=[c])
             elif c in MORALE:
@@ -189,7 +192,7 @@ def hand_values(obs: Observation) -> dict[int, float]:
     base_v = game_value(ev.chances())
     out: dict[int, float] = {}
     for c in set(obs.hand):
-        if c < 60:
+        if c < TROOP_COUNT:
             out[c] = base_v - game_value(ev.chances(removed=[c]))
         elif c in LEADERS and obs.leader_played[obs.player]:
             out[c] = 0.0
@@ -218,7 +221,7 @@ def deck_choice(hand: list[int], open_slots: int, mine_on_top: Sequence[bool]) -
     per deck whether its top card is one he put back with a Scout."""
     if mine_on_top[TROOP_DECK] != mine_on_top[TACTICS_DECK]:
         return TACTICS_DECK if mine_on_top[TROOP_DECK] else TROOP_DECK
-    troops = sum(1 for c in hand if c < 60)
+    troops = sum(1 for c in hand if c < TROOP_COUNT)
     tactics = len(hand) - troops
     if troops >= open_slots or (tactics == 0 and troops >= 4):
         return TACTICS_DECK

@@ -15,8 +15,9 @@ import json
 import random
 from dataclasses import dataclass, field
 
-from battlejudge.engines.battleline.cards import MUD, CardCode, parse_card
+from battlejudge.engines.battleline.cards import MUD, TACTIC_CARDS, TROOPS, CardCode, parse_card
 from battlejudge.engines.battleline.state import FLAGS, PLAYERS, BattleLineState
+from battlejudge.solver.battleline import decider
 
 UNKNOWN = -1
 """A card on a deck whose identity the player does not know."""
@@ -63,7 +64,7 @@ class Observation:
 
     def size(self, flag: int) -> int:
         """Cards a complete formation needs at ``flag``: 3, or 4 with Mud (docs/rulings.md 8)."""
-        return 4 if self.has_env(flag, MUD) else 3
+        return decider.formation_size(self.has_env(flag, MUD))
 
     def face_up(self) -> set[CardCode]:
         """Every card on the table or in a discard pile."""
@@ -162,7 +163,7 @@ def observe(state: BattleLineState, player: int) -> Observation:
     )
     seen = obs.face_up() | set(hand) | {c for k in known for c in k if c != UNKNOWN}
     obs.unseen = (
-        [c for c in range(60) if c not in seen],
-        [c for c in range(60, 70) if c not in seen],
+        [c for c in TROOPS if c not in seen],
+        [c for c in TACTIC_CARDS if c not in seen],
     )
     return obs

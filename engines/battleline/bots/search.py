@@ -58,6 +58,7 @@ from battlejudge.engines.battleline.cards import FOG, LEADERS, MORALE
 from battlejudge.engines.battleline.state import DRAW_GAME, PLAY_PHASE, BattleLineState
 from battlejudge.engines.game import CHANCE
 from battlejudge.solver.battleline import decider
+from battlejudge.solver.battleline.cards import TROOP_COUNT
 from battlejudge.solver.errors import InputError
 
 EVEN = 4.5
@@ -272,7 +273,7 @@ def playout_decision(state: BattleLineState, player: int) -> Action:
     if actions[0].kind == RETURN:
         # The playout's Scout rule, much cheaper than the heuristic's: put back the
         # lowest troops (a tactic counts as a 6).
-        return min(actions, key=lambda a: (a.card % 10 if a.card < 60 else 5, a.card))
+        return min(actions, key=lambda a: (a.card % 10 if a.card < TROOP_COUNT else 5, a.card))
     return heuristic.choose(observe(state, player), actions)
 
 
@@ -329,11 +330,11 @@ def potential(cards: list[int], size: int, fog: bool) -> float:
     if n >= size:
         return key_value(decider.strength(cards[:size], size, fog))
     if fog:
-        return 4.0 * sum(decider.WILD_TOP[c] if c >= 60 else c % 10 + 1 for c in cards)
+        return 4.0 * sum(decider.WILD_TOP[c] if c >= TROOP_COUNT else c % 10 + 1 for c in cards)
     if n == 1:
         c = cards[0]
-        return 5.0 + (9.0 if c >= 60 else c % 10 + 1)
-    if n == 2 and cards[0] < 60 and cards[1] < 60 and size == 3:
+        return 5.0 + (9.0 if c >= TROOP_COUNT else c % 10 + 1)
+    if n == 2 and cards[0] < TROOP_COUNT and cards[1] < TROOP_COUNT and size == 3:
         return _pair_value(cards[0], cards[1])
     # Wild cards or Mud: what the cards can still reach with any troop, discounted.
     return 0.7 * key_value(decider.best_key(cards, decider.FULL_POOL, size, fog))
@@ -348,7 +349,7 @@ def policy_moves(state: BattleLineState, player: int) -> list[tuple[float, Actio
     opp = 1 - player
     scored: list[tuple[float, Action]] = []
     wild_ok = state.can_play_tactic(player)
-    cards = sorted({c for c in hand if c < 60 or (wild_ok and c in MORALE)})
+    cards = sorted({c for c in hand if c < TROOP_COUNT or (wild_ok and c in MORALE)})
     if state.leader_played[player]:
         cards = [c for c in cards if c not in LEADERS]
     reachable = state.claim_pool()  # every troop not face up (his hand's included)
@@ -375,10 +376,10 @@ def policy_moves(state: BattleLineState, player: int) -> list[tuple[float, Actio
                 rest = decider.pool_without(reachable, [c])
                 if their_key >= 0 and decider.best_key(new, rest, n, fog) < their_key:
                     score = _LOSE_FLAG - (c % 10)
-            if c >= 60:
+            if c >= TROOP_COUNT:
                 score -= 25.0  # keep wild cards for completing strong formations
             scored.append((score, Action(PLAY, card=c, flag=f + 1)))
-    if not any(c < 60 for c in hand) or not flags:
+    if not any(c < TROOP_COUNT for c in hand) or not flags:
         scored.append((0.0, Action(PASS)))
     scored.sort(key=lambda t: -t[0])
     return scored
