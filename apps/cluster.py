@@ -18,10 +18,7 @@ Ray is the optional extra ``cluster``; it is imported only when a cluster is ask
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 from battlejudge.solver.errors import InputError, missing_extra
@@ -142,55 +139,3 @@ def mapper(cluster: str, workers: int | None = None) -> Any:
     if check_cluster(cluster) == LOCAL:
         return None
     return RayMapper(connect(cluster), workers)
-
-
-@dataclass(frozen=True)
-class ClusterBench:
-    """The figures of ``battlejudge bench selfplay --cluster ray``: the same self-play run
-    (random bots, every claim certified and logged) here and on Ray with 1 and 2 workers."""
-
-    games: int
-    local_s: float
-    one_worker_s: float
-    two_workers_s: float
-
-    def per_s(self, seconds: float) -> float:
-        """Games per second of a run that took ``seconds``."""
-        return self.games / seconds
-
-    @property
-    def scaling(self) -> float:
-        """Two workers' games/s over one worker's (2.0 is perfect scaling)."""
-        return self.one_worker_s / self.two_workers_s
-
-
-def bench_cluster(cluster: str, games: int, seed: int, folder: Path) -> ClusterBench:
-    """Time ``games`` games of random-vs-random Battle Line self-play, claims certified
-    and logged to a proof log in ``folder``: here, then on ``cluster`` with one and with
-    two workers (after a warm-up that starts the workers, which is not timed)."""
-    from battlejudge.engines.games import get_game
-    from battlejudge.engines.selfplay import selfplay
-    from battlejudge.proofs.log import ProofLog
-
-    ray = connect(cluster)
-    game = get_game("battleline")
-
-    def run(name: str, play: RayMapper | None) -> float:
-        log = ProofLog(folder / f"{name}.log")
-        start = time.perf_counter()
-        for _ in selfplay(game, ["random", "random"], games, seed, log=log, mapper=play):
-            pass
-        return time.perf_counter() - start
-
-    local = run("local", None)
-    list(RayMapper(ray, workers=2, chunk=1)(_warm_up, range(4)))
-    one = run("one", RayMapper(ray, workers=1))
-    two = run("two", RayMapper(ray, workers=2))
-    return ClusterBench(games, local, one, two)
-
-
-def _warm_up(i: int) -> int:
-    """A task that only makes a worker start and import the engines."""
-    from battlejudge.engines.selfplay import play_selfplay_game  # noqa: F401
-
-    return i
