@@ -289,6 +289,7 @@ def test_checking_a_proof_loads_neither_the_log_nor_the_solver() -> None:
         "battlejudge.proofs.checkpoint",
         "battlejudge.proofs.keys",
         "battlejudge.proofs.merkle",
+        "battlejudge.proofs.proof_files",
         "battlejudge.proofs.transparency",
         "battlejudge.solver",
         "battlejudge.solver.errors",
