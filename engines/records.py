@@ -310,6 +310,12 @@ class TextRecords:
 TEXT_RECORDS = TextRecords()
 
 
+def record_format(game: GameInfo) -> RecordFormat:
+    """How ``game``'s records are written and replayed: its own format, or the shared text
+    record (:data:`TEXT_RECORDS`)."""
+    return TEXT_RECORDS if game.records is None else game.records
+
+
 def detect(text: str, source: str = "") -> RecordFormat:
     """The format of a record: by the file suffix of ``source`` when a game owns it,
     else by what the text looks like. :class:`InputError` names ``source`` when no
@@ -317,10 +323,10 @@ def detect(text: str, source: str = "") -> RecordFormat:
     games = all_games()
     for game in games:
         if source.endswith(game.suffix):
-            return game.record_format()
+            return record_format(game)
     seen: list[RecordFormat] = []
     for game in games:
-        fmt = game.record_format()
+        fmt = record_format(game)
         if fmt not in seen:
             seen.append(fmt)
     # The shared text record has a fixed first line; other formats sniff more loosely.

@@ -20,7 +20,7 @@ from typing import Any
 
 from battlejudge.engines.game import CHANCE, GameState, IllegalActionError, sample_chance
 from battlejudge.engines.games import BotLike, GameInfo, GameMeta, Options, Setup
-from battlejudge.engines.records import result_of
+from battlejudge.engines.records import record_format, result_of
 from battlejudge.solver.errors import BattlejudgeError, InputError
 
 
@@ -72,7 +72,7 @@ class Played:
 
     def dumps(self) -> str:
         """The game's record, in its game's format."""
-        return self.game.record_format().write(self.game, self.state, self.moves, self.meta)
+        return record_format(self.game).write(self.game, self.state, self.moves, self.meta)
 
     @property
     def result(self) -> str:
