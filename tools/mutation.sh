@@ -8,6 +8,7 @@
 #   MUTATION_FULL=1 tools/mutation.sh      # every mutant, no sampling (hours on one core)
 #   tools/mutation.sh --survivors decider  # run the last session's survivors again, with
 #                                          # the tests as they are now (after `git pull`)
+#   tools/mutation.sh --resume decider     # go on with an interrupted session
 #
 # Settings (environment): MUTATION_REPO (default: this repository), MUTATION_CLONE
 # (/tmp/mut), MUTATION_VENV (/tmp/mutvenv), MUTATION_OUT (/tmp/mutrun: sessions, reports).
@@ -21,21 +22,23 @@ COSMIC_RAY=${COSMIC_RAY:-cosmic-ray==8.7.0}
 
 # name | module | functions (empty: all) | sample size | timeout (s) | tests
 TARGETS=$(cat <<'T'
-decider|solver/battleline/decider.py||400|60|tests/test_decider.py tests/test_formation_oracle.py tests/test_golden.py tests/test_decider_golden.py --deselect tests/test_decider.py::test_the_sat_formula_agrees_with_the_oracle
-verifier|solver/battleline/claims.py|verify,_verify_valid,_verify_invalid,_check_formation,_say_wilds,_reject|150|60|tests/test_certificate_fields.py tests/test_certificate_file.py tests/test_golden.py tests/test_decider_golden.py
-certificate|proofs/battleline/certificate.py|_unpack,_identities,from_file_model,load_certificate,verify_bounded,verify_file,_verify|100|60|tests/test_certificate_fields.py tests/test_certificate_file.py tests/test_bounded_verify.py
-merkle|proofs/merkle.py||200|30|tests/test_merkle.py
-tiles|proofs/tiles.py||150|30|tests/test_tiles.py
+decider|solver/battleline/decider.py||50|60|tests/test_decider.py tests/test_formation_oracle.py tests/test_golden.py tests/test_decider_golden.py tests/test_decider_categories.py --deselect tests/test_decider.py::test_the_sat_formula_agrees_with_the_oracle
+verifier|solver/battleline/claims.py|verify,_verify_valid,_verify_invalid,_check_formation,_say_wilds,_reject|25|60|tests/test_certificate_fields.py tests/test_certificate_file.py tests/test_golden.py tests/test_decider_golden.py
+merkle|proofs/merkle.py||30|30|tests/test_merkle.py
+certificate|proofs/battleline/certificate.py|_unpack,_identities,from_file_model,load_certificate,verify_bounded,verify_file,_verify|15|60|tests/test_certificate_fields.py tests/test_certificate_file.py tests/test_bounded_verify.py
+tiles|proofs/tiles.py||20|30|tests/test_tiles.py
 T
 )
 
 survivors=0
+resume=0
 if [[ ${1:-} == --survivors ]]; then survivors=1; shift; fi
+if [[ ${1:-} == --resume ]]; then resume=1; shift; fi
 wanted=("$@")
 
 if [[ ! -d $CLONE/.git ]]; then
     git clone -q "$REPO" "$CLONE"
-elif [[ $survivors == 0 ]]; then
+elif [[ $survivors == 0 && $resume == 0 ]]; then
     git -C "$CLONE" pull -q --ff-only
 fi
 ln -sfn "$(cd "$REPO/.." && pwd)/shared" "$(dirname "$CLONE")/shared" 2>/dev/null || true
@@ -69,6 +72,8 @@ name = "local"
 C
     if [[ $survivors == 1 ]]; then
         python "$CLONE/tools/mutation_sample.py" "$session" --rerun-survivors
+    elif [[ $resume == 1 && -e $session ]]; then
+        :
     else
         rm -f "$session"
         cosmic-ray init "$OUT/$name.toml" "$session"

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 
 settings.register_profile(
     "mutation",
-    max_examples=int(os.environ.get("MUTATION_EXAMPLES", "60")),
+    max_examples=int(os.environ.get("MUTATION_EXAMPLES", "40")),
     derandomize=True,
     database=None,
     deadline=None,
