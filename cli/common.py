@@ -74,11 +74,6 @@ def emit_json(obj: Any) -> None:
     click.echo(json.dumps(obj, sort_keys=False))
 
 
-def stderr_is_tty() -> bool:
-    """Whether stderr is a terminal (progress bars are drawn only then)."""
-    return sys.stderr.isatty()
-
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 
