@@ -32,6 +32,26 @@ A *key* orders formations as the rules do: ``rank * RANK_SCALE + sum``, ranks
 10-bit masks, one per color, bit ``v - 1`` set when the troop of that color and value
 may still be added. Card codes are the solver's: troops ``color * 10 + value - 1``,
 morale tactics 60-63 (:data:`~battlejudge.solver.battleline.cards.WILD_KIND`).
+
+How :func:`best_key` prunes with ``floor`` (the claim's key; only keys above it matter).
+Each bound is the best key still possible, and the search stops once it is at or below
+the floor, so every answer above the floor is exact:
+
+- Between categories: every key of rank ``r`` lies in ``[r * RANK_SCALE, (r + 1) *
+  RANK_SCALE)``, because a sum is at most 40 < :data:`RANK_SCALE`. Once ``floor >= r *
+  RANK_SCALE``, no category below ``r`` can beat the claim.
+- Wedge and Skirmish Line: the runs of :data:`RUNS` are tried highest total first, so the
+  first run whose key is at or below the floor ends the loop: no later run can do better.
+- Phalanx: values are tried from 10 down, and a Phalanx of value ``v`` is worth
+  ``PHALANX * RANK_SCALE + size * v``: ``size`` cards of that value, four under Mud. The
+  bound must use the side's size: with 3 in its place, Mud ``R7 B7 G7 Y7`` (28) would
+  stop before trying the 8s (24 <= 28) and miss the Phalanx of 8s (32) that beats it
+  (``tests/test_decider_golden.py``).
+- Battalion Order and Host take the highest troops left (of one color, or of any), so
+  their one candidate is compared with the floor by the caller.
+
+Mutation testing (docs/mutation.md) checks that the tests notice when any of these
+bounds is weakened.
 """
 
 from __future__ import annotations
