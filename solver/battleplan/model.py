@@ -121,12 +121,44 @@ def _sum_bool(m: cp_model.CpModel, lits: list[Lit], name: str = "") -> Lit:
 
 
 def build(pos: Position) -> Encoding:
-    """Encode the rest of the round from ``pos`` (see the module docstring)."""
+    """Encode the rest of the round from ``pos`` (see the module docstring): the board at
+    each state, the position, the face-down cards, which card each turn reveals, and each
+    turn's moves (variables made in that order, so the model is always the same)."""
     m = cp_model.CpModel()
     sched = pos.schedule()
-    T = len(sched)
-    N = 2 * T + 1
-    P = pos.pieces
+    n_states = 2 * len(sched) + 1
+    alive, xs, ys, sh, car, win = _board(m, n_states)
+    _start(m, pos, alive, xs, ys, sh, car)
+    cards, buff_kind = _face_down(m, pos)
+    reveal = _reveals(m, pos, sched)
+    buff_use, before, slots = _turns(m, pos, sched, alive, xs, ys, sh, cards, buff_kind, reveal)
+    return Encoding(
+        m,
+        pos,
+        sched,
+        alive,
+        xs,
+        ys,
+        sh,
+        car,
+        win,
+        cards,
+        buff_kind,
+        reveal,
+        buff_use,
+        before,
+        slots,
+    )
+
+
+Grid = list[list[Any]]
+"""One variable per board state and piece (or side)."""
+
+
+def _board(m: cp_model.CpModel, n_states: int) -> tuple[Grid, Grid, Grid, Grid, Grid, Grid]:
+    """Each state's board: who is alive, where (a square, or off the board), with a shield
+    or the flag, and whether a side has won; the board's own rules at every state."""
+    N = n_states
     alive = [[m.new_bool_var(f"alive{n}_{i}") for i in range(6)] for n in range(N)]
     xs = [[m.new_int_var(0, 7, f"x{n}_{i}") for i in range(6)] for n in range(N)]
     ys = [[m.new_int_var(0, 7, f"y{n}_{i}") for i in range(6)] for n in range(N)]
@@ -146,29 +178,42 @@ def build(pos: Position) -> Encoding:
             m.add_implication(car[n][i], a)
         m.add_all_different(sqs[n])
         for p in (0, 1):
-            side = range(p * 3, p * 3 + 3)
-            m.add(sum(car[n][i] for i in side) <= 1)
-            on_win = []
-            for i in side:
-                at = m.new_bool_var(f"onwin{n}_{i}")
-                m.add(sqs[n][i] == WIN_SQUARE[p]).only_enforce_if(at)
-                m.add(sqs[n][i] != WIN_SQUARE[p]).only_enforce_if(at.negated())
-                on_win.append(_and(m, [at, car[n][i]]))
-            m.add(win[n][p] == sum(on_win))
-            # Anyone of the side in the enemy zone means the side has a carrier.
-            for i in side:
-                zone = m.new_bool_var(f"zone{n}_{i}")
-                m.add(ys[n][i] == ZONE_ROW[p]).only_enforce_if(zone)
-                m.add(ys[n][i] != ZONE_ROW[p]).only_enforce_if(zone.negated())
-                in_zone = _and(m, [zone, alive[n][i]])
-                m.add(sum(car[n][j] for j in side) >= 1).only_enforce_if(in_zone)
-                if n > 0:
-                    # A carrier keeps the flag while alive; a new carrier is in the zone.
-                    m.add_bool_or([car[n - 1][i].negated(), alive[n][i].negated(), car[n][i]])
-                    m.add_bool_or([car[n][i].negated(), car[n - 1][i], in_zone])
+            _flag_rules(m, n, p, alive, ys, sqs, car, win)
+    return alive, xs, ys, sh, car, win
 
-    # The position.
-    for i, pc in enumerate(P):
+
+def _flag_rules(
+    m: cp_model.CpModel, n: int, p: int, alive: Grid, ys: Grid, sqs: Grid, car: Grid, win: Grid
+) -> None:
+    """Side ``p``'s flag at state ``n``: at most one carrier, a win when the carrier stands
+    on the side's winning square, and who may carry it."""
+    side = range(p * 3, p * 3 + 3)
+    m.add(sum(car[n][i] for i in side) <= 1)
+    on_win = []
+    for i in side:
+        at = m.new_bool_var(f"onwin{n}_{i}")
+        m.add(sqs[n][i] == WIN_SQUARE[p]).only_enforce_if(at)
+        m.add(sqs[n][i] != WIN_SQUARE[p]).only_enforce_if(at.negated())
+        on_win.append(_and(m, [at, car[n][i]]))
+    m.add(win[n][p] == sum(on_win))
+    # Anyone of the side in the enemy zone means the side has a carrier.
+    for i in side:
+        zone = m.new_bool_var(f"zone{n}_{i}")
+        m.add(ys[n][i] == ZONE_ROW[p]).only_enforce_if(zone)
+        m.add(ys[n][i] != ZONE_ROW[p]).only_enforce_if(zone.negated())
+        in_zone = _and(m, [zone, alive[n][i]])
+        m.add(sum(car[n][j] for j in side) >= 1).only_enforce_if(in_zone)
+        if n > 0:
+            # A carrier keeps the flag while alive; a new carrier is in the zone.
+            m.add_bool_or([car[n - 1][i].negated(), alive[n][i].negated(), car[n][i]])
+            m.add_bool_or([car[n][i].negated(), car[n - 1][i], in_zone])
+
+
+def _start(
+    m: cp_model.CpModel, pos: Position, alive: Grid, xs: Grid, ys: Grid, sh: Grid, car: Grid
+) -> None:
+    """The first state is the position."""
+    for i, pc in enumerate(pos.pieces):
         if pc.square is None:
             m.add(alive[0][i] == 0)
         else:
@@ -178,7 +223,12 @@ def build(pos: Position) -> Encoding:
         m.add(sh[0][i] == int(pc.shield))
         m.add(car[0][i] == int(pc.carrier))
 
-    # Face-down cards, within the per-piece caps.
+
+def _face_down(
+    m: cp_model.CpModel, pos: Position
+) -> tuple[dict[int, list[list[Lit]]], dict[int, list[Lit]]]:
+    """The face-down cards, within the per-piece and per-player caps, and each buff's kind."""
+    P = pos.pieces
     cards: dict[int, list[list[Lit]]] = {}
     for i, pc in enumerate(P):
         if not pc.hidden:
@@ -208,8 +258,12 @@ def build(pos: Position) -> Encoding:
             if pc.buff != HIDDEN_BUFF:
                 m.add(row[pc.buff] == 1)
             buff_kind[i] = row
+    return cards, buff_kind
 
-    # Which card each turn reveals.
+
+def _reveals(m: cp_model.CpModel, pos: Position, sched: Any) -> list[dict[tuple[int, int], Lit]]:
+    """Which card each turn reveals: one per turn, each card once, a piece's cards in order."""
+    P = pos.pieces
     reveal: list[dict[tuple[int, int], Lit]] = []
     for t, p in enumerate(sched):
         reveal.append(
@@ -229,7 +283,24 @@ def build(pos: Position) -> Encoding:
                     sum(t * reveal[t][(i, j)] for t in turns)
                     < sum(t * reveal[t][(i, j + 1)] for t in turns)
                 )
+    return reveal
 
+
+def _turns(
+    m: cp_model.CpModel,
+    pos: Position,
+    sched: Any,
+    alive: Grid,
+    xs: Grid,
+    ys: Grid,
+    sh: Grid,
+    cards: dict[int, list[list[Lit]]],
+    buff_kind: dict[int, list[Lit]],
+    reveal: list[dict[tuple[int, int], Lit]],
+) -> tuple[list[dict[int, Lit]], list[Lit], list[Slot]]:
+    """Each turn: the revealed card's kind, a buff used before or after it (each buff at
+    most once a round), and the two half-steps they make (:func:`_transition`)."""
+    P = pos.pieces
     buff_use: list[dict[int, Lit]] = []
     before: list[Lit] = []
     slots: list[Slot] = []
@@ -282,23 +353,126 @@ def build(pos: Position) -> Encoding:
             slots.append(slot)
     for _i, lits in uses.items():
         m.add(sum(lits) <= 1)
-    return Encoding(
-        m,
-        pos,
-        sched,
-        alive,
-        xs,
-        ys,
-        sh,
-        car,
-        win,
-        cards,
-        buff_kind,
-        reveal,
-        buff_use,
-        before,
-        slots,
-    )
+    return buff_use, before, slots
+
+
+def _moves(
+    m: cp_model.CpModel,
+    slot: Slot,
+    n: int,
+    i: int,
+    alive: Grid,
+    x0: list[Any],
+    y0: list[Any],
+    x1: list[Any],
+    y1: list[Any],
+) -> Lit:
+    """Piece ``i``'s move at state ``n`` in its mode (one step in a direction the mode
+    allows, or staying put only when every such square is off the board or taken);
+    returns the literal of its moving at all."""
+    orth_m, diag_m, def_m = slot.mode[i][ORTH], slot.mode[i][DIAG], slot.mode[i][DEF]
+    mov = _sum_bool(m, [orth_m, diag_m, def_m], f"mov{n}_{i}")
+    orthlike = _sum_bool(m, [orth_m, def_m])
+    dirs = [m.new_bool_var(f"d{n}_{i}_{d}") for d in range(9)]
+    m.add(sum(dirs) == mov)
+    for d, (dx, dy) in enumerate(DIRS):
+        if d < 4:
+            m.add_implication(dirs[d], orthlike)
+        else:
+            m.add_implication(dirs[d], diag_m)
+        m.add(x1[i] == x0[i] + dx).only_enforce_if(dirs[d])
+        m.add(y1[i] == y0[i] + dy).only_enforce_if(dirs[d])
+    stay = dirs[8]
+    m.add(x1[i] == x0[i]).only_enforce_if(stay)
+    m.add(y1[i] == y0[i]).only_enforce_if(stay)
+    slot.dirs[i] = dirs
+    # Staying is allowed only when every square of the mode is off the board or taken.
+    edge = {}
+    for name, var, value in (
+        ("e", x0[i], 7),
+        ("w", x0[i], 0),
+        ("n", y0[i], 7),
+        ("s", y0[i], 0),
+    ):
+        b = m.new_bool_var(f"edge{n}_{i}_{name}")
+        m.add(var == value).only_enforce_if(b)
+        edge[name] = b
+    for d, (dx, dy) in enumerate(DIRS):
+        off = []
+        if dx == 1:
+            off.append(edge["e"])
+        if dx == -1:
+            off.append(edge["w"])
+        if dy == 1:
+            off.append(edge["n"])
+        if dy == -1:
+            off.append(edge["s"])
+        blockers = []
+        for j in range(6):
+            if j == i:
+                continue
+            b = m.new_bool_var(f"bl{n}_{i}_{j}_{d}")
+            m.add_implication(b, alive[n][j])
+            m.add(x0[j] == x0[i] + dx).only_enforce_if(b)
+            m.add(y0[j] == y0[i] + dy).only_enforce_if(b)
+            blockers.append(b)
+        mode_lit = orthlike if d < 4 else diag_m
+        m.add_bool_or([stay.negated(), mode_lit.negated(), *off, *blockers])
+    return mov
+
+
+def _attacks(
+    m: cp_model.CpModel,
+    slot: Slot,
+    p: int,
+    n: int,
+    i: int,
+    alive: Grid,
+    x0: list[Any],
+    y0: list[Any],
+    hit_on: dict[int, list[Lit]],
+) -> None:
+    """Piece ``i``'s attack at state ``n`` (side ``p``): at most one adjacent live piece
+    hit, an enemy whenever one is adjacent; each hit is added to ``hit_on`` of its target."""
+    atk_m = slot.mode[i][ATK]
+    hits = []
+    for j in range(6):
+        if j == i:
+            continue
+        h = m.new_bool_var(f"hit{n}_{i}_{j}")
+        m.add_implication(h, atk_m)
+        m.add_implication(h, alive[n][j])
+        m.add(x0[j] - x0[i] <= 1).only_enforce_if(h)
+        m.add(x0[i] - x0[j] <= 1).only_enforce_if(h)
+        m.add(y0[j] - y0[i] <= 1).only_enforce_if(h)
+        m.add(y0[i] - y0[j] <= 1).only_enforce_if(h)
+        slot.hit[(i, j)] = h
+        hit_on[j].append(h)
+        hits.append(h)
+    m.add(sum(hits) <= atk_m)
+    no_hit = m.new_bool_var(f"nohit{n}_{i}")
+    m.add(no_hit == atk_m - sum(hits))
+    near = []
+    for e in range(3 * (1 - p), 3 * (1 - p) + 3):
+        far = [m.new_bool_var(f"far{n}_{i}_{e}_{k}") for k in range(4)]
+        m.add(x0[e] - x0[i] >= 2).only_enforce_if(far[0])
+        m.add(x0[i] - x0[e] >= 2).only_enforce_if(far[1])
+        m.add(y0[e] - y0[i] >= 2).only_enforce_if(far[2])
+        m.add(y0[i] - y0[e] >= 2).only_enforce_if(far[3])
+        m.add_bool_or([no_hit.negated(), alive[n][e].negated(), *far])
+        # e is a live enemy adjacent to i (allows hitting a friend instead)
+        ne = m.new_bool_var(f"near{n}_{i}_{e}")
+        m.add_implication(ne, alive[n][e])
+        m.add(x0[e] - x0[i] <= 1).only_enforce_if(ne)
+        m.add(x0[i] - x0[e] <= 1).only_enforce_if(ne)
+        m.add(y0[e] - y0[i] <= 1).only_enforce_if(ne)
+        m.add(y0[i] - y0[e] <= 1).only_enforce_if(ne)
+        near.append(ne)
+    # Seed 002, ATTACK (docs/rulings.md BP8): with no adjacent enemy the attack has no
+    # effect, so a friend is hit only by choice, with an enemy adjacent.
+    for j in range(3 * p, 3 * p + 3):
+        if j != i:
+            m.add_bool_or([slot.hit[(i, j)].negated(), *near])
 
 
 def _transition(
@@ -313,99 +487,12 @@ def _transition(
     reveal_start: dict[int, Lit] | None,
 ) -> None:
     """One step of the side ``p``: moves, attacks, kills, shields (state n -> n+1)."""
-    side = range(p * 3, p * 3 + 3)
     x0, y0, x1, y1 = xs[n], ys[n], xs[n + 1], ys[n + 1]
     hit_on: dict[int, list[Lit]] = {j: [] for j in range(6)}
     moving: dict[int, Lit] = {}
-    for i in side:
-        orth_m, diag_m, atk_m, def_m = slot.mode[i]
-        mov = _sum_bool(m, [orth_m, diag_m, def_m], f"mov{n}_{i}")
-        moving[i] = mov
-        orthlike = _sum_bool(m, [orth_m, def_m])
-        dirs = [m.new_bool_var(f"d{n}_{i}_{d}") for d in range(9)]
-        m.add(sum(dirs) == mov)
-        for d, (dx, dy) in enumerate(DIRS):
-            if d < 4:
-                m.add_implication(dirs[d], orthlike)
-            else:
-                m.add_implication(dirs[d], diag_m)
-            m.add(x1[i] == x0[i] + dx).only_enforce_if(dirs[d])
-            m.add(y1[i] == y0[i] + dy).only_enforce_if(dirs[d])
-        stay = dirs[8]
-        m.add(x1[i] == x0[i]).only_enforce_if(stay)
-        m.add(y1[i] == y0[i]).only_enforce_if(stay)
-        slot.dirs[i] = dirs
-        # Staying is allowed only when every square of the mode is off the board or taken.
-        edge = {}
-        for name, var, value in (
-            ("e", x0[i], 7),
-            ("w", x0[i], 0),
-            ("n", y0[i], 7),
-            ("s", y0[i], 0),
-        ):
-            b = m.new_bool_var(f"edge{n}_{i}_{name}")
-            m.add(var == value).only_enforce_if(b)
-            edge[name] = b
-        for d, (dx, dy) in enumerate(DIRS):
-            off = []
-            if dx == 1:
-                off.append(edge["e"])
-            if dx == -1:
-                off.append(edge["w"])
-            if dy == 1:
-                off.append(edge["n"])
-            if dy == -1:
-                off.append(edge["s"])
-            blockers = []
-            for j in range(6):
-                if j == i:
-                    continue
-                b = m.new_bool_var(f"bl{n}_{i}_{j}_{d}")
-                m.add_implication(b, alive[n][j])
-                m.add(x0[j] == x0[i] + dx).only_enforce_if(b)
-                m.add(y0[j] == y0[i] + dy).only_enforce_if(b)
-                blockers.append(b)
-            mode_lit = orthlike if d < 4 else diag_m
-            m.add_bool_or([stay.negated(), mode_lit.negated(), *off, *blockers])
-        # Attacks.
-        hits = []
-        for j in range(6):
-            if j == i:
-                continue
-            h = m.new_bool_var(f"hit{n}_{i}_{j}")
-            m.add_implication(h, atk_m)
-            m.add_implication(h, alive[n][j])
-            m.add(x0[j] - x0[i] <= 1).only_enforce_if(h)
-            m.add(x0[i] - x0[j] <= 1).only_enforce_if(h)
-            m.add(y0[j] - y0[i] <= 1).only_enforce_if(h)
-            m.add(y0[i] - y0[j] <= 1).only_enforce_if(h)
-            slot.hit[(i, j)] = h
-            hit_on[j].append(h)
-            hits.append(h)
-        m.add(sum(hits) <= atk_m)
-        no_hit = m.new_bool_var(f"nohit{n}_{i}")
-        m.add(no_hit == atk_m - sum(hits))
-        near = []
-        for e in range(3 * (1 - p), 3 * (1 - p) + 3):
-            far = [m.new_bool_var(f"far{n}_{i}_{e}_{k}") for k in range(4)]
-            m.add(x0[e] - x0[i] >= 2).only_enforce_if(far[0])
-            m.add(x0[i] - x0[e] >= 2).only_enforce_if(far[1])
-            m.add(y0[e] - y0[i] >= 2).only_enforce_if(far[2])
-            m.add(y0[i] - y0[e] >= 2).only_enforce_if(far[3])
-            m.add_bool_or([no_hit.negated(), alive[n][e].negated(), *far])
-            # e is a live enemy adjacent to i (allows hitting a friend instead)
-            ne = m.new_bool_var(f"near{n}_{i}_{e}")
-            m.add_implication(ne, alive[n][e])
-            m.add(x0[e] - x0[i] <= 1).only_enforce_if(ne)
-            m.add(x0[i] - x0[e] <= 1).only_enforce_if(ne)
-            m.add(y0[e] - y0[i] <= 1).only_enforce_if(ne)
-            m.add(y0[i] - y0[e] <= 1).only_enforce_if(ne)
-            near.append(ne)
-        # Seed 002, ATTACK (docs/rulings.md BP8): with no adjacent enemy the attack has no
-        # effect, so a friend is hit only by choice, with an enemy adjacent.
-        for j in range(3 * p, 3 * p + 3):
-            if j != i:
-                m.add_bool_or([slot.hit[(i, j)].negated(), *near])
+    for i in range(p * 3, p * 3 + 3):
+        moving[i] = _moves(m, slot, n, i, alive, x0, y0, x1, y1)
+        _attacks(m, slot, p, n, i, alive, x0, y0, hit_on)
     for j in range(6):
         struck = _sum_bool(m, hit_on[j], f"struck{n}_{j}")
         killed = _and(m, [struck, sh[n][j].negated()], f"killed{n}_{j}")
