@@ -1,0 +1,59 @@
+"""Every inclusion and consistency proof of every small tree, made and checked (RFC 9162,
+2.1.3 and 2.1.4): the proofs the log hands out verify, and no other leaf, size or root
+passes with them. Exhaustive up to :data:`N` leaves, so every shape of the right edge
+(where the verifiers' inner loops run) is met, not only the ones a random draw finds.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from battlejudge.proofs import merkle as mk
+
+N = 17
+"""Sizes 1..N: every tree shape up to two full levels above 8, and 16 + 1."""
+LEAVES = [mk.leaf_hash(bytes([i])) for i in range(N)]
+TREE = mk.MerkleTree(LEAVES)
+ROOTS = [TREE.root(n) for n in range(N + 1)]
+
+
+@pytest.mark.parametrize("size", range(1, N + 1))
+def test_every_inclusion_proof_verifies_and_proves_only_its_leaf(size: int) -> None:
+    for index in range(size):
+        path = TREE.inclusion_path(index, size)
+        assert mk.verify_inclusion(index, size, LEAVES[index], path, ROOTS[size]), (index, size)
+        assert path == mk.inclusion_path(index, LEAVES[:size])
+        # another leaf, another position, another tree: all refused (RFC 9162, 2.1.3.2)
+        other = LEAVES[(index + 1) % N]
+        assert not mk.verify_inclusion(index, size, other, path, ROOTS[size])
+        for wrong in {index - 1, index + 1} - {-1, size}:
+            assert not mk.verify_inclusion(wrong, size, LEAVES[index], path, ROOTS[size])
+        assert not mk.verify_inclusion(index, size, LEAVES[index], path, ROOTS[size - 1])
+        if path:
+            assert not mk.verify_inclusion(index, size, LEAVES[index], path[:-1], ROOTS[size])
+            assert not mk.verify_inclusion(
+                index, size, LEAVES[index], [*path, path[-1]], ROOTS[size]
+            )
+
+
+@pytest.mark.parametrize("size", range(1, N + 1))
+def test_every_consistency_proof_verifies_and_only_for_its_trees(size: int) -> None:
+    for first in range(size + 1):
+        proof = TREE.consistency_path(first, size)
+        assert mk.verify_consistency(first, size, ROOTS[first], ROOTS[size], proof)
+        assert proof == mk.consistency_path(first, LEAVES[:size])
+        if 0 < first < size:
+            assert proof
+            other = mk.MerkleTree([*LEAVES[: first - 1], mk.leaf_hash(b"x")]).root()
+            assert not mk.verify_consistency(first, size, other, ROOTS[size], proof)
+            assert not mk.verify_consistency(first, size, ROOTS[first], ROOTS[size - 1], proof)
+            assert not mk.verify_consistency(first, size, ROOTS[first], ROOTS[size], proof[:-1])
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 8])
+def test_a_leaf_index_outside_the_tree_is_a_value_error(size: int) -> None:
+    # RFC 9162, 2.1.3.1: PATH(m, D[n]) is defined for 0 <= m < n only.
+    for index in (size, size + 1, size + 7, -1):
+        with pytest.raises(ValueError, match=f"leaf index {index} "):
+            TREE.inclusion_path(index, size)
+        assert not mk.verify_inclusion(index, size, LEAVES[0], [], ROOTS[size])
