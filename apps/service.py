@@ -59,12 +59,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from battlejudge.apps import web
 from battlejudge.apps.adjudicator import Adjudicator, ServiceConfig
 from battlejudge.apps.browsers import BrowserGuard
 from battlejudge.apps.limits import ClientLimits, Guard, guarded_h11
 from battlejudge.apps.routes import certificates, claims, docs, log, positions
-from battlejudge.apps.routes.common import json_response, running
+from battlejudge.apps.routes.common import json_response
+from battlejudge.apps.web.routes import router as web_pages
 
 __all__ = [
     "MAX_BODY",
@@ -126,7 +126,7 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _http_error)  # type: ignore[arg-type]
     for area in (docs, claims, certificates, positions, log):
         app.include_router(area.router)
-    web.mount(app, lambda: running(app), cfg.conflict_limit)  # the web table (docs/web.md)
+    app.include_router(web_pages)  # the web table (docs/web.md)
     docs.add_file_schemas(app)
     return app
 

@@ -14,25 +14,21 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Callable
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.datastructures import UploadFile
 
+from battlejudge.apps.routes.common import client, judge
 from battlejudge.apps.web import game_work, table
-from battlejudge.apps.web.routes import LONG_WORK, answer_view, client, is_fragment, render
+from battlejudge.apps.web.pages import LONG_WORK, answer_view, is_fragment, render
 from battlejudge.engines.battleline.cards import FLAG_WORD, THEMES, display_name
 from battlejudge.engines.battleline.state import FLAGS, PLAYERS
-from battlejudge.solver import battleline as bl
 from battlejudge.solver.battleline.cards import COLOR_NAMES, COLORS
 from battlejudge.solver.errors import BattlejudgeError, InputError, UndecidedError
-
-if TYPE_CHECKING:
-    from battlejudge.apps.adjudicator import Adjudicator
 
 KEPT: Final = 32
 """Uploaded records and positions kept in memory (the oldest goes first)."""
@@ -88,116 +84,122 @@ def face(code: int, theme: str) -> dict[str, str]:
     return {"cls": "c-T tactic", "letter": name[0], "value": name, "symbol": "", "label": name}
 
 
-def add_game_routes(
-    router: APIRouter, judge: Callable[[], Adjudicator], conflict_limit: int | None
-) -> None:
-    """Add ``GET /game`` and ``POST /game`` (an upload) to the pages' router."""
+router = APIRouter(include_in_schema=False)
 
-    @router.get("/game", response_class=HTMLResponse)
-    async def game(request: Request) -> Response:
-        """The table of the URL's record or position at its step, with the answer about
-        the flag asked (if any)."""
-        qp = request.query_params
-        context: dict[str, Any] = {
-            "page": "game",
-            "examples": list(examples()),
-            "problem": None,
-            "view": None,
-        }
-        template = "_game.html" if is_fragment(request) else "game.html"
-        src = qp.get("src", "")
-        if not src:
-            return render(template, **context)
-        try:
-            kind, text, name = source(src)
-            step = _int(qp, "step", 1, 10_000) or 1
-            flag = _int(qp, "flag", 1, FLAGS)
-            player = qp.get("player", "")
-            if player not in ("", *PLAYERS):
-                raise InputError(f"player must be north or south, got {player!r}")
-            hide = qp.get("hide", "")
-            if hide not in ("", *PLAYERS):
-                raise InputError(f"hide must be north, south or empty, got {hide!r}")
-            theme = qp.get("theme", "")
-            if theme not in ("", *THEMES):
-                raise InputError(f"theme must be battleline or nine-circles, got {theme!r}")
-        except InputError as e:
-            return render(template, 422, **{**context, "problem": str(e)})
-        ask = (flag, PLAYERS.index(player)) if flag is not None and player else None
-        try:
-            out = await judge().job(
-                client(request),
-                game_work.view,
-                kind,
-                text,
-                step,
-                ask,
-                conflict_limit,
-                what="replaying the game",
-                scale=LONG_WORK,
-            )
-        except UndecidedError as e:
-            return render(template, 503, **{**context, "problem": f"undecided: {e}"})
-        except (InputError, ValueError) as e:
-            return render(template, 422, **{**context, "problem": f"{name}: {e}"})
-        except BattlejudgeError as e:
-            return render(template, 503, **{**context, "problem": f"undecided: {e}"})
-        theme = theme or out["theme"]
-        state = {"src": src, "step": out["step"], "hide": hide, "theme": qp.get("theme", "")}
 
-        def url(**changes: Any) -> str:
-            params = {**state, **changes}
-            return "/game?" + urlencode({k: v for k, v in params.items() if v not in ("", None)})
+@router.get("/game", response_class=HTMLResponse)
+async def game(request: Request) -> Response:
+    """The table of the URL's record or position at its step, with the answer about
+    the flag asked (if any)."""
+    qp = request.query_params
+    context: dict[str, Any] = {
+        "page": "game",
+        "examples": list(examples()),
+        "problem": None,
+        "view": None,
+    }
+    template = "_game.html" if is_fragment(request) else "game.html"
+    src = qp.get("src", "")
+    if not src:
+        return render(template, **context)
+    try:
+        kind, text, name = source(src)
+        step, flag, player, hide, theme = _view_options(qp)
+    except InputError as e:
+        return render(template, 422, **{**context, "problem": str(e)})
+    ask = (flag, PLAYERS.index(player)) if flag is not None and player else None
+    j = judge(request)
+    try:
+        out = await j.job(
+            client(request),
+            game_work.view,
+            kind,
+            text,
+            step,
+            ask,
+            j.config.conflict_limit,
+            what="replaying the game",
+            scale=LONG_WORK,
+        )
+    except UndecidedError as e:
+        return render(template, 503, **{**context, "problem": f"undecided: {e}"})
+    except (InputError, ValueError) as e:
+        return render(template, 422, **{**context, "problem": f"{name}: {e}"})
+    except BattlejudgeError as e:
+        return render(template, 503, **{**context, "problem": f"undecided: {e}"})
+    theme = theme or out["theme"]
+    state = {"src": src, "step": out["step"], "hide": hide, "theme": qp.get("theme", "")}
 
-        asked = None
-        if ask is not None:
-            asked = {"flag": flag, "player": player, "error": out.get("ask_error")}
-            if "proved" in out:
-                p, verified = out["proved"]
-                q: bl.ClaimQuestion = out["question"]
-                t = table.Table(q.mine, q.theirs, q.seen, q.mud, q.fog, q.completed_first or "")
-                asked.update(answer=answer_view(p, verified), t=t, link=t.url())
-        view = {
-            **out,
-            "name": name,
-            "theme": theme,
-            "word": FLAG_WORD[theme],  # type: ignore[index]
-            "hide": hide,
-            "asked": asked,
-            "url": url,
-            "face": lambda code: face(code, theme),
-            "line": next((line for n, line in out["turns"] if n == out["step"]), None),
-        }
-        return render(template, **{**context, "view": view})
+    def url(**changes: Any) -> str:
+        params = {**state, **changes}
+        return "/game?" + urlencode({k: v for k, v in params.items() if v not in ("", None)})
 
-    @router.post("/game")
-    async def upload(request: Request) -> Response:
-        """A record (``.blg``) or position (``.json``) uploaded: kept in memory, and the
-        viewer opened on it (303 to ``/game?src=up:HASH``)."""
-        form = await request.form(max_files=1, max_fields=2)
-        file = form.get("file")
-        if not isinstance(file, UploadFile) or not file.filename:
-            return render("game.html", 422, page="game", examples=list(examples()),
-                          problem="no file was sent: choose a .blg record or a position .json",
-                          view=None)  # fmt: skip
-        data = await file.read(MAX_FILE + 1)
-        problem = None
-        if len(data) > MAX_FILE:
-            problem = f"{file.filename}: over {MAX_FILE // 1024} KiB"
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            problem = f"{file.filename}: not UTF-8 text"
-        if problem is not None:
-            return render("game.html", 422, page="game", examples=list(examples()),
-                          problem=problem, view=None)  # fmt: skip
-        kind: game_work.Kind = "position" if text.lstrip().startswith("{") else "record"
-        key = hashlib.sha256(data).hexdigest()[:16]
-        _uploads[key] = (kind, text, file.filename)
-        _uploads.move_to_end(key)
-        while len(_uploads) > KEPT:
-            _uploads.popitem(last=False)
-        return RedirectResponse(f"/game?src=up:{key}", status_code=303)
+    asked = None
+    if ask is not None:
+        asked = {"flag": flag, "player": player, "error": out.get("ask_error")}
+        if "proved" in out:
+            p, verified = out["proved"]
+            t = table.Table.of_question(out["question"])
+            asked.update(answer=answer_view(p, verified), t=t, link=t.url())
+    view = {
+        **out,
+        "name": name,
+        "theme": theme,
+        "word": FLAG_WORD[theme],  # type: ignore[index]
+        "hide": hide,
+        "asked": asked,
+        "url": url,
+        "face": lambda code: face(code, theme),
+        "line": next((line for n, line in out["turns"] if n == out["step"]), None),
+    }
+    return render(template, **{**context, "view": view})
+
+
+@router.post("/game")
+async def upload(request: Request) -> Response:
+    """A record (``.blg``) or position (``.json``) uploaded: kept in memory, and the
+    viewer opened on it (303 to ``/game?src=up:HASH``)."""
+    form = await request.form(max_files=1, max_fields=2)
+    file = form.get("file")
+    if not isinstance(file, UploadFile) or not file.filename:
+        return render("game.html", 422, page="game", examples=list(examples()),
+                      problem="no file was sent: choose a .blg record or a position .json",
+                      view=None)  # fmt: skip
+    data = await file.read(MAX_FILE + 1)
+    problem = None
+    if len(data) > MAX_FILE:
+        problem = f"{file.filename}: over {MAX_FILE // 1024} KiB"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        problem = f"{file.filename}: not UTF-8 text"
+    if problem is not None:
+        return render("game.html", 422, page="game", examples=list(examples()),
+                      problem=problem, view=None)  # fmt: skip
+    kind: game_work.Kind = "position" if text.lstrip().startswith("{") else "record"
+    key = hashlib.sha256(data).hexdigest()[:16]
+    _uploads[key] = (kind, text, file.filename)
+    _uploads.move_to_end(key)
+    while len(_uploads) > KEPT:
+        _uploads.popitem(last=False)
+    return RedirectResponse(f"/game?src=up:{key}", status_code=303)
+
+
+def _view_options(qp: Any) -> tuple[int, int | None, str, str, str]:
+    """The step, flag, player, hidden hand and theme the URL asks for; :class:`InputError`
+    naming the first bad one."""
+    step = _int(qp, "step", 1, 10_000) or 1
+    flag = _int(qp, "flag", 1, FLAGS)
+    player = qp.get("player", "")
+    if player not in ("", *PLAYERS):
+        raise InputError(f"player must be north or south, got {player!r}")
+    hide = qp.get("hide", "")
+    if hide not in ("", *PLAYERS):
+        raise InputError(f"hide must be north, south or empty, got {hide!r}")
+    theme = qp.get("theme", "")
+    if theme not in ("", *THEMES):
+        raise InputError(f"theme must be battleline or nine-circles, got {theme!r}")
+    return step, flag, player, hide, theme
 
 
 def _int(qp: Any, name: str, low: int, high: int) -> int | None:

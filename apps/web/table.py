@@ -49,6 +49,11 @@ class Table:
     error: str | None = None
 
     @classmethod
+    def of_question(cls, q: bl.ClaimQuestion) -> Table:
+        """The table that states ``q`` (its link opens ``q`` in the checker)."""
+        return cls(q.mine, q.theirs, q.seen, q.mud, q.fog, q.completed_first or "")
+
+    @classmethod
     def from_query(cls, query: Mapping[str, str]) -> Table:
         """The table of a query string's parameters. Never raises: a card that cannot be read
         is left out and the first such problem kept in ``error`` (the CLI's message, naming
