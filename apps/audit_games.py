@@ -145,18 +145,8 @@ def check_games(
     A game record of the log (its header block, format 3) must match the record file's
     headers, each one (``header-mismatch`` names the header); a game whose headers the
     log does not bind (logged before format 3) is told in ``notes``, not a problem."""
-    games: dict[str, _Game] = {}
     problems: list[GameProblem] = []
-    for path in sorted(games_dir.glob("*.blg")):
-        try:
-            game_id, game = _load_game(path)
-        except UnsoundGame as e:
-            problems.append(GameProblem(-1, "unsound-game", str(e)))
-            continue
-        except (RecordError, BattlejudgeError, ValueError) as e:
-            problems.append(GameProblem(-1, "bad-game", f"{path.name}: {e}"))
-            continue
-        games[game_id] = game
+    games = _load_games(games_dir, problems)
     logged: set[tuple[str, int, str, int]] = set()
     canonical: dict[str, str | ValueError] = {}  # question's JSON -> canonical, or why not
     bound: set[str] = set()
@@ -167,65 +157,20 @@ def check_games(
         found = games.get(r.game)
         if getattr(r, "kind", "claim") == "game":
             bound.add(r.game)
-            if found is None:
-                problems.append(
-                    GameProblem(
-                        index, "no-game-record", f"game {r.game!r} has no record in {games_dir}"
-                    )
-                )
-            else:
-                problems += _header_problems(index, r.game, found, r.headers or [])
-            continue
         if found is None:
-            problems.append(
-                GameProblem(
-                    index, "no-game-record", f"game {r.game!r} has no record in {games_dir}"
-                )
-            )
-            continue
-        game = found
-        where = (r.turn, r.player, r.flag)
-        question = _canonical_once(r.question, canonical)
-        if isinstance(question, ValueError):
-            problems.append(
-                GameProblem(index, "question-mismatch", f"unreadable question: {question}")
-            )
-            continue
-        place = f"game {r.game} turn {r.turn} {r.player} flag {r.flag}"
-        if r.verdict == "valid":
-            made = game.claims.get(where)
-            if made is None:
-                problems.append(
-                    GameProblem(index, "not-in-game", f"{place}: no such claim in the game record")
-                )
-            elif made != question:
-                problems.append(
-                    GameProblem(
-                        index,
-                        "question-mismatch",
-                        f"{place}: the logged question is not the one the position asks",
-                    )
-                )
-            else:
-                logged.add((r.game, *where))
-        elif question not in game.asked.get(where, set()):
-            problems.append(
-                GameProblem(
-                    index,
-                    "question-mismatch",
-                    f"{place}: the refused claim's question is not one the "
-                    f"position asked that turn",
-                )
-            )
+            missing = f"game {r.game!r} has no record in {games_dir}"
+            problems.append(GameProblem(index, "no-game-record", missing))
+        elif getattr(r, "kind", "claim") == "game":
+            problems += _header_problems(index, r.game, found, r.headers or [])
+        else:
+            problem = _claim_problem(index, r, found, canonical)
+            if problem is not None:
+                problems.append(problem)
+            elif r.verdict == "valid":  # a claim of the game, found in the log
+                logged.add((r.game, r.turn, r.player, r.flag))
     unbound = sorted(g for g in games if g not in bound)
     if notes is not None and unbound:
-        shown = ", ".join(unbound[:5]) + (
-            f" and {len(unbound) - 5} more" if len(unbound) > 5 else ""
-        )
-        notes.append(
-            f"the headers of {len(unbound)} game record{'s' if len(unbound) != 1 else ''} are "
-            f"not bound by the log (logged before game records, format 3): {shown}"
-        )
+        notes.append(_unbound_note(unbound))
     for game_id, game in games.items():
         for turn, player, flag in sorted(game.claims):
             if (game_id, turn, player, flag) not in logged:
@@ -238,3 +183,60 @@ def check_games(
                     )
                 )
     return problems
+
+
+def _load_games(games_dir: Path, problems: list[GameProblem]) -> dict[str, _Game]:
+    """Every ``.blg`` record of ``games_dir`` replayed, by game id; a record that does not
+    read or replay is a problem (``bad-game``, ``unsound-game``) added to ``problems``."""
+    games: dict[str, _Game] = {}
+    for path in sorted(games_dir.glob("*.blg")):
+        try:
+            game_id, game = _load_game(path)
+        except UnsoundGame as e:
+            problems.append(GameProblem(-1, "unsound-game", str(e)))
+            continue
+        except (RecordError, BattlejudgeError, ValueError) as e:
+            problems.append(GameProblem(-1, "bad-game", f"{path.name}: {e}"))
+            continue
+        games[game_id] = game
+    return games
+
+
+def _claim_problem(
+    index: int, r: Any, game: _Game, canonical: dict[str, str | ValueError]
+) -> GameProblem | None:
+    """What is wrong with logged claim ``r`` of ``game``: ``question-mismatch`` or
+    ``not-in-game``; None for a valid claim the game made with that very question, or a
+    refused claim whose question the position asked that turn."""
+    where = (r.turn, r.player, r.flag)
+    question = _canonical_once(r.question, canonical)
+    if isinstance(question, ValueError):
+        return GameProblem(index, "question-mismatch", f"unreadable question: {question}")
+    place = f"game {r.game} turn {r.turn} {r.player} flag {r.flag}"
+    if r.verdict == "valid":
+        made = game.claims.get(where)
+        if made is None:
+            return GameProblem(index, "not-in-game", f"{place}: no such claim in the game record")
+        if made != question:
+            return GameProblem(
+                index,
+                "question-mismatch",
+                f"{place}: the logged question is not the one the position asks",
+            )
+        return None
+    if question not in game.asked.get(where, set()):
+        return GameProblem(
+            index,
+            "question-mismatch",
+            f"{place}: the refused claim's question is not one the position asked that turn",
+        )
+    return None
+
+
+def _unbound_note(unbound: list[str]) -> str:
+    """The note naming the games whose headers the log does not bind (the first five)."""
+    shown = ", ".join(unbound[:5]) + (f" and {len(unbound) - 5} more" if len(unbound) > 5 else "")
+    return (
+        f"the headers of {len(unbound)} game record{'s' if len(unbound) != 1 else ''} are "
+        f"not bound by the log (logged before game records, format 3): {shown}"
+    )
