@@ -90,7 +90,7 @@ async def _response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
     return status, await reader.readexactly(length)
 
 
-def _victim(
+def victim_client(
     port: int, key: str, bodies: list[tuple[bytes, str]], stop: Any, conn: Connection
 ) -> None:
     """Ask the questions in turn on one connection until ``stop`` (an Event) is set;
@@ -208,7 +208,10 @@ def _payloads(seed: int) -> dict[str, bytes]:
     }
 
 
-def _phase(name: str, log: list[tuple[float, float, bool]], start: float, end: float) -> Phase:
+def phase_figures(
+    name: str, log: list[tuple[float, float, bool]], start: float, end: float
+) -> Phase:
+    """The victim's figures over the requests it started in ``[start, end)``."""
     inside = [(t, lat, ok) for t, lat, ok in log if start <= t < end]
     latencies = [lat for _, lat, _ in inside]
     return Phase(
@@ -295,7 +298,9 @@ def _timeline(
     ctx = multiprocessing.get_context("spawn")
     stop = ctx.Event()
     here, there = ctx.Pipe()
-    victim = ctx.Process(target=_victim, args=(port, keys["victim"], victim_bodies, stop, there))
+    victim = ctx.Process(
+        target=victim_client, args=(port, keys["victim"], victim_bodies, stop, there)
+    )
     victim.start()
     # The victim alone first (after its process has started and warmed up): the baseline.
     time.sleep(3.0)
@@ -325,11 +330,11 @@ def _timeline(
     stop.set()
     log: list[tuple[float, float, bool]] = here.recv()
     victim.join()
-    baseline = _phase("no attack", log, base_start, base_end)
+    baseline = phase_figures("no attack", log, base_start, base_end)
     baseline.recovery_s = 0.0
     phases = [baseline]
     for kind, start, end in windows:
-        phase = _phase(kind, log, start, end)
+        phase = phase_figures(kind, log, start, end)
         phase.recovery_s = _recovery(log, end, baseline.per_s)
         phases.append(phase)
     targets = {
@@ -348,7 +353,7 @@ def _timeline(
 
 
 # -- steady load for ``battlejudge bench log`` (battlejudge.bench.log) ---------------------
-def _crowd(
+def crowd_client(
     port: int,
     keys: list[str],
     bodies: list[tuple[bytes, str]],
@@ -402,7 +407,7 @@ def _crowd(
     conn.send(asyncio.run(main()))
 
 
-def _batcher(port: int, key: str, payload: bytes, stop: Any, conn: Connection) -> None:
+def batch_client(port: int, key: str, payload: bytes, stop: Any, conn: Connection) -> None:
     """Post the batch ``payload`` back to back on one connection until ``stop`` (an Event)
     is set; send back ``[(start, latency, questions logged)]`` (the answers holding a
     ``log_seq``)."""

@@ -4,15 +4,15 @@ baseline measured in the same run.
 1. **Logged claims/s**: ``battlejudge serve --workers 2`` on loopback (a child process, with
    one API key per client) with a file log, with a PostgreSQL log, and without a log (the
    baseline), at each number of concurrent clients: a load generator in a process of its
-   own (:func:`battlejudge.bench.attack._crowd`) keeps one connection per client
+   own (:func:`battlejudge.bench.attack.crowd_client`) keeps one connection per client
    asking single questions as fast as the answers come back, from a fixed set of
    questions, so the workers' proof cache makes the solver cheap and the log is what is
    measured. The three services run side by side and each point is measured on all three
    in turn, so that a busy machine slows them alike.
 2. **A victim's latency**: on the file-logged service, a client asking single questions
-   one at a time (:func:`battlejudge.bench.attack._victim`), alone (the baseline),
+   one at a time (:func:`battlejudge.bench.attack.victim_client`), alone (the baseline),
    then while another client posts 256-question batches back to back
-   (:func:`battlejudge.bench.attack._batcher`); each phase lasts twice a throughput
+   (:func:`battlejudge.bench.attack.batch_client`); each phase lasts twice a throughput
    point, since a logged claim waits for its commit and the victim asks few.
 3. **Inclusion proofs**: a log of ``records`` signed records built with its tiles
    (:func:`battlejudge.proofs.synthetic.build_synthetic_log`), served by ``battlejudge
@@ -168,7 +168,7 @@ def _crowd(
     ctx = multiprocessing.get_context("spawn")
     here, there = ctx.Pipe()
     gen = ctx.Process(
-        target=attack._crowd, args=(port, keys, bodies, warmup, seconds, logged, there)
+        target=attack.crowd_client, args=(port, keys, bodies, warmup, seconds, logged, there)
     )
     gen.start()
     begin, end, log = here.recv()
@@ -252,7 +252,7 @@ def victim(
         stop, halt = ctx.Event(), ctx.Event()
         here, there = ctx.Pipe()
         v = ctx.Process(
-            target=attack._victim, args=(service.port, keys["victim"], bodies, stop, there)
+            target=attack.victim_client, args=(service.port, keys["victim"], bodies, stop, there)
         )
         v.start()
         time.sleep(s.warmup + 1.0)  # the victim's process is up and its questions cached
@@ -261,7 +261,7 @@ def victim(
         time.sleep(2 * s.seconds)
         b_here, b_there = ctx.Pipe()
         b = ctx.Process(
-            target=attack._batcher, args=(service.port, keys["batcher"], batch, halt, b_there)
+            target=attack.batch_client, args=(service.port, keys["batcher"], batch, halt, b_there)
         )
         b.start()
         time.sleep(s.warmup + 1.0)  # the batches' first proofs (bulk workers' caches)
@@ -274,8 +274,8 @@ def victim(
         batches = b_here.recv()
         v.join()
         b.join()
-    first = attack._phase("alone", log, *alone)
-    second = attack._phase("beside batches", log, *beside)
+    first = attack.phase_figures("alone", log, *alone)
+    second = attack.phase_figures("beside batches", log, *beside)
     inside = [x for x in batches if beside[0] <= x[0] + x[1] < beside[1]]
     return {
         "alone": asdict(first),
