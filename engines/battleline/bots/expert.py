@@ -96,9 +96,10 @@ REPLIES = 6
 """The opponent's replies the endgame search tries against each candidate."""
 LEARNED = (0.526, -0.5299, 0.4315, -0.5134, 1.7242, 0.2418, 0.507)
 """The troops-only leaf's weights (:func:`learned_value`), fitted by
-:func:`.calibration.fit_learned` on 83,978 positions of 2,000 troops-only games (the expert at
-40 iterations and at one ply against the heuristic, seats alternating; a fifth of the games
-held out): held-out log loss 0.442, where the calibrated leaf (:data:`TAU`) scores 0.484."""
+:func:`battlejudge.bench.calibration.fit_learned` on 83,978 positions of 2,000 troops-only
+games (the expert at 40 iterations and at one ply against the heuristic, seats alternating;
+a fifth of the games held out): held-out log loss 0.442, where the calibrated leaf
+(:data:`TAU`) scores 0.484."""
 DEAL_DECK = TROOP_COUNT - 2 * HAND_SIZE
 """Troops in the troop deck after the deal (60 less the two hands): a stage of 1."""
 LOGIT_CAP = 12.0
