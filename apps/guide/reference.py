@@ -338,8 +338,10 @@ def parse(source: str, game: str) -> Reference:
     body = source[m.end() :].splitlines()
 
     title = str(meta.get("title", game))
-    card_groups = set(_str_list(meta, "card_groups", where))
-    ruling_group = str(meta.get("ruling_group", "Rulings"))
+    groups = (
+        set(_str_list(meta, "card_groups", where)),
+        str(meta.get("ruling_group", "Rulings")),
+    )
     raw_names = meta.get("card_names", {})
     if not isinstance(raw_names, dict):
         raise ValueError(f"{where}: front matter 'card_names' must be a table")
@@ -349,76 +351,8 @@ def parse(source: str, game: str) -> Reference:
     ):
         raise ValueError(f"{where}: front matter 'synonyms' must be a list of lists of strings")
 
-    # Split the body into (level, heading, lines) chunks; level 1 is the intro.
-    chunks: list[tuple[int, str, list[str]]] = [(1, title, [])]
-    for line in body:
-        h = _HEADING.match(line)
-        if h:
-            chunks.append((len(h.group(1)), clean(h.group(2)), []))
-        else:
-            chunks[-1][2].append(line)
-
-    intro: list[str] = []
-    sections: list[Section] = []
-    walkthroughs: dict[WalkthroughKind, Walkthrough] = {}
-    headings_wt = {v: k for k, v in WALKTHROUGH_HEADINGS.items()}
-    group: str | None = None
-    for level, name, lines in chunks:
-        blocks = _blocks(lines)
-        if level == 1:
-            intro.extend(text for _, text in blocks)
-            continue
-        if level == 2:
-            group = name
-            if name in headings_wt:
-                kind = headings_wt[name]
-                steps = tuple(text for item, text in blocks if item)
-                follow = [text for item, text in blocks if not item]
-                if not steps or len(follow) != 1 or not follow[0].endswith("?"):
-                    raise ValueError(f"{where}: {name!r} needs numbered steps, then one question")
-                key = f"{kind}_section"
-                walkthroughs[kind] = Walkthrough(kind, str(meta.get(key, "")), steps, follow[0])
-                continue
-            parent: str | None = None
-            kind_s: SectionKind = "rules"
-        else:
-            parent = group
-            kind_s = (
-                "card" if group in card_groups else "ruling" if group == ruling_group else "rules"
-            )
-        passages = tuple(text for _, text in blocks)
-        if not passages and kind_s != "rules":
-            raise ValueError(f"{where}: section {name!r} is empty")
-        names: tuple[str, ...] = ()
-        if kind_s == "card":
-            extra = raw_names.get(name, [])
-            if not isinstance(extra, list) or not all(isinstance(x, str) for x in extra):
-                raise ValueError(f"{where}: card_names[{name!r}] must be a list of strings")
-            names = (name, *extra)
-        if passages:
-            sections.append(Section(name, kind_s, parent, passages, names))
-
-    by_name: dict[str, Section] = {}
-    for s in sections:
-        if s.name in by_name:
-            raise ValueError(f"{where}: two sections are called {s.name!r}")
-        by_name[s.name] = s
-    unknown = set(raw_names) - {s.name for s in sections if s.kind == "card"}
-    if unknown:
-        raise ValueError(f"{where}: card_names for unknown cards {sorted(unknown)}")
-    for wt in walkthroughs.values():
-        if wt.section not in by_name:
-            raise ValueError(f"{where}: {wt.kind}_section {wt.section!r} is not a section")
-    missing = set(WALKTHROUGH_HEADINGS) - set(walkthroughs)
-    if missing:
-        raise ValueError(f"{where}: missing walkthrough(s) {sorted(missing)}")
-    seen: dict[str, str] = {}
-    for card in (s for s in sections if s.kind == "card"):
-        for n in card.names:
-            key = plain(n)
-            if seen.setdefault(key, card.name) != card.name:
-                raise ValueError(f"{where}: card name {n!r} is used twice")
-
+    intro, sections, walkthroughs = _sections(_chunks(body, title), groups, meta, raw_names, where)
+    by_name = _checked_names(sections, walkthroughs, raw_names, where)
     card_synonyms = tuple(c.names for c in sections if c.kind == "card")
     acting = frozenset(_str_list(meta, "acting_cards", where))
     card_names = {s.name for s in sections if s.kind == "card"}
@@ -441,3 +375,112 @@ def parse(source: str, game: str) -> Reference:
         open_sections=open_sections,
         _by_name=by_name,
     )
+
+
+def _chunks(body: list[str], title: str) -> list[tuple[int, str, list[str]]]:
+    """The body split at its headings into (level, heading, lines); level 1 is the intro."""
+    chunks: list[tuple[int, str, list[str]]] = [(1, title, [])]
+    for line in body:
+        h = _HEADING.match(line)
+        if h:
+            chunks.append((len(h.group(1)), clean(h.group(2)), []))
+        else:
+            chunks[-1][2].append(line)
+    return chunks
+
+
+def _sections(
+    chunks: list[tuple[int, str, list[str]]],
+    groups: tuple[set[str], str],
+    meta: Mapping[str, Any],
+    raw_names: Mapping[str, Any],
+    where: str,
+) -> tuple[list[str], list[Section], dict[WalkthroughKind, Walkthrough]]:
+    """The intro's paragraphs, the sections and the walkthroughs. Level-2 headings are groups
+    (rules sections themselves); the level-3 sections of ``groups`` (the card groups, the
+    ruling group) are cards and rulings. ValueError naming an empty card or ruling, a
+    malformed walkthrough or a card's bad ``card_names``."""
+    card_groups, ruling_group = groups
+    intro: list[str] = []
+    sections: list[Section] = []
+    walkthroughs: dict[WalkthroughKind, Walkthrough] = {}
+    headings_wt = {v: k for k, v in WALKTHROUGH_HEADINGS.items()}
+    group: str | None = None
+    for level, name, lines in chunks:
+        blocks = _blocks(lines)
+        if level == 1:
+            intro.extend(text for _, text in blocks)
+            continue
+        if level == 2:
+            group = name
+            if name in headings_wt:
+                kind = headings_wt[name]
+                walkthroughs[kind] = _walkthrough(kind, name, blocks, meta, where)
+                continue
+            parent: str | None = None
+            kind_s: SectionKind = "rules"
+        else:
+            parent = group
+            kind_s = (
+                "card" if group in card_groups else "ruling" if group == ruling_group else "rules"
+            )
+        passages = tuple(text for _, text in blocks)
+        if not passages and kind_s != "rules":
+            raise ValueError(f"{where}: section {name!r} is empty")
+        names: tuple[str, ...] = ()
+        if kind_s == "card":
+            extra = raw_names.get(name, [])
+            if not isinstance(extra, list) or not all(isinstance(x, str) for x in extra):
+                raise ValueError(f"{where}: card_names[{name!r}] must be a list of strings")
+            names = (name, *extra)
+        if passages:
+            sections.append(Section(name, kind_s, parent, passages, names))
+    return intro, sections, walkthroughs
+
+
+def _walkthrough(
+    kind: WalkthroughKind,
+    name: str,
+    blocks: list[tuple[bool, str]],
+    meta: Mapping[str, Any],
+    where: str,
+) -> Walkthrough:
+    """The walkthrough under heading ``name``: its numbered steps, then one question."""
+    steps = tuple(text for item, text in blocks if item)
+    follow = [text for item, text in blocks if not item]
+    if not steps or len(follow) != 1 or not follow[0].endswith("?"):
+        raise ValueError(f"{where}: {name!r} needs numbered steps, then one question")
+    key = f"{kind}_section"
+    return Walkthrough(kind, str(meta.get(key, "")), steps, follow[0])
+
+
+def _checked_names(
+    sections: list[Section],
+    walkthroughs: dict[WalkthroughKind, Walkthrough],
+    raw_names: Mapping[str, Any],
+    where: str,
+) -> dict[str, Section]:
+    """The sections by name; ValueError for two sections of one name, ``card_names`` of no
+    card, a walkthrough's section that is none, a walkthrough missing, or a card name used
+    twice."""
+    by_name: dict[str, Section] = {}
+    for s in sections:
+        if s.name in by_name:
+            raise ValueError(f"{where}: two sections are called {s.name!r}")
+        by_name[s.name] = s
+    unknown = set(raw_names) - {s.name for s in sections if s.kind == "card"}
+    if unknown:
+        raise ValueError(f"{where}: card_names for unknown cards {sorted(unknown)}")
+    for wt in walkthroughs.values():
+        if wt.section not in by_name:
+            raise ValueError(f"{where}: {wt.kind}_section {wt.section!r} is not a section")
+    missing = set(WALKTHROUGH_HEADINGS) - set(walkthroughs)
+    if missing:
+        raise ValueError(f"{where}: missing walkthrough(s) {sorted(missing)}")
+    seen: dict[str, str] = {}
+    for card in (s for s in sections if s.kind == "card"):
+        for n in card.names:
+            key = plain(n)
+            if seen.setdefault(key, card.name) != card.name:
+                raise ValueError(f"{where}: card name {n!r} is used twice")
+    return by_name
