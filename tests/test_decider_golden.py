@@ -267,3 +267,25 @@ def test_mud_phalanx_of_sevens_against_an_eight(seen: str, valid: bool) -> None:
     if not valid:
         assert p.witness is not None and p.witness.formation.label == "Phalanx 32"
     assert bl.verify(p, deep=True)
+
+
+@pytest.mark.parametrize(
+    ("unseen", "valid"),
+    [("Y6 G6", False), ("Y6", False), ("G6", False), ("", True)],
+)
+def test_a_skirmish_line_from_any_color_left(unseen: str, valid: bool) -> None:
+    """A Skirmish Line takes its cards from any colors (rulebook FORMATIONS; docs/rulings.md
+    1): the Host ``B10 P9 R1`` (20: 9, 10, 1 is no run) against ``R4 O5``, with every 3 and
+    6 face up but the ones named. Either 6 left makes the Skirmish Line 4-5-6 that beats
+    the Host; 4 + 5 + 10 is a Host of 19 only."""
+    rest = [f"{c}{v}" for v in (3, 6) for c in "ROYGBP" if f"{c}{v}" not in unseen.split()]
+    q = bl.ClaimQuestion("B10 P9 R1", "R4 O5", rest)
+    assert bl.best_formation(q.mine).label == "Host 20"
+    assert oracle.decide(q.mine, q.theirs, q.seen).valid is valid
+    assert decider.holds(q) is valid
+    assert bl.decide(q).valid is valid
+    p = bl.prove(q)
+    assert p.valid is valid
+    if not valid:
+        assert p.witness is not None and p.witness.formation.label == "Skirmish Line 15"
+    assert bl.verify(p, deep=True)

@@ -57,3 +57,24 @@ def test_a_leaf_index_outside_the_tree_is_a_value_error(size: int) -> None:
         with pytest.raises(ValueError, match=f"leaf index {index} "):
             TREE.inclusion_path(index, size)
         assert not mk.verify_inclusion(index, size, LEAVES[0], [], ROOTS[size])
+
+
+@pytest.mark.parametrize("size", [1, 2, 4, 8, 16])
+def test_perfect_root_is_the_root_of_a_perfect_tree(size: int) -> None:
+    # RFC 9162, 2.1.1: MTH of 2**k leaves, the tiles' full subtrees.
+    assert mk.perfect_root(LEAVES[:size]) == ROOTS[size]
+    halves = [ROOTS[size // 2], mk.MerkleTree(LEAVES[size // 2 : size]).root()]
+    if size > 1:
+        assert mk.perfect_root(halves) == ROOTS[size]
+
+
+@pytest.mark.parametrize("size", range(N + 1))
+def test_fold_root_of_the_peaks_is_the_root(size: int) -> None:
+    # RFC 9162, 2.1.1: a tree is its perfect subtrees left to right, one per binary digit
+    # of its size, largest first; folding them from the right gives MTH(D[n]).
+    peaks, start = [], 0
+    for bit in reversed(range(size.bit_length())):
+        if size >> bit & 1:
+            peaks.append(mk.perfect_root(LEAVES[start : start + (1 << bit)]))
+            start += 1 << bit
+    assert mk.fold_root(peaks) == ROOTS[size]
