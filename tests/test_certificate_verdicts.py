@@ -1,0 +1,32 @@
+"""``verify`` reads a certificate's verdict by its value, whatever made the string (a JSON
+reader, another program), and refuses any verdict but ``valid`` and ``invalid``
+(proofs/battleline/certificate.py, field ``verdict``)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from battlejudge.solver import battleline as bl
+from battlejudge.solver.errors import VerificationError
+
+# Rulebook (seed 000, Flags): R4 R5 R3 against B8 holds once B7 and B10 are face up;
+# with B10 unseen, B8 B9 B10 beats it.
+HOLDS = bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10")
+FAILS = bl.ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7")
+
+
+@pytest.mark.parametrize("q", [HOLDS, FAILS], ids=["valid", "invalid"])
+def test_a_verdict_built_at_run_time_is_read_by_value(q: bl.ClaimQuestion) -> None:
+    cert = bl.prove(q).certificate
+    said = "".join(list(cert.verdict))  # an equal string, not the literal's object
+    assert said == cert.verdict and said is not cert.verdict
+    assert bl.verify(dataclasses.replace(cert, verdict=said), deep=True)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("verdict", ["Valid", "unknown", ""])
+def test_an_unknown_verdict_is_refused(verdict: str) -> None:
+    cert = bl.prove(FAILS).certificate
+    with pytest.raises(VerificationError, match="unknown verdict"):
+        bl.verify(dataclasses.replace(cert, verdict=verdict))  # type: ignore[arg-type]
