@@ -329,14 +329,26 @@ class Retriever:
         """Index ``reference``; ``stored`` is a precomputed index (:mod:`.index`; None: the one
         shipped for the game, ``{}``: none), each part of which is used only when its
         fingerprint matches what this reference and model would build."""
-        import numpy as np
-
         if stored is None:
             stored = index.read(reference.game)
 
         self.reference = reference
         self.analyzer = analyzer
         self.embedder = embedder
+        lexical_ok = self._index_terms(stored)
+        self._index_words()
+        self._index_names()
+        vectors_ok = self._index_vectors(stored)
+        self.from_index = lexical_ok and vectors_ok
+        """Whether every part came from the precomputed index (the shipped one is up to date)."""
+
+    def _index_terms(self, stored: Mapping[str, NDArray[Any]]) -> bool:
+        """The keyword side: each passage's and way of asking's terms, both BM25 indexes
+        (from ``stored`` when its fingerprint matches: then True), and the sections' kinds
+        (rulings, open questions, cards, acting cards)."""
+        import numpy as np
+
+        reference, analyzer = self.reference, self.analyzer
         sections = reference.sections
         faqs = reference.faqs
         position = {s.name: i for i, s in enumerate(sections)}
@@ -386,6 +398,12 @@ class Retriever:
             i for i, s in enumerate(sections) if s.name in reference.acting_cards
         )
         self._known_terms = frozenset(t for d in (*passage_terms, *faq_terms) for t in d)
+        return lexical_ok
+
+    def _index_words(self) -> None:
+        """The reference's own words and their counts, and those a misspelling may be read as
+        (:data:`SPELL_LENGTH` letters or more)."""
+        sections, faqs = self.reference.sections, self.reference.faqs
         self.passage_vectors: NDArray[np.float32] | None = None
         self.question_vectors: NDArray[np.float32] | None = None
         self.off_topic_vectors: NDArray[np.float32] | None = None
@@ -399,11 +417,16 @@ class Retriever:
         self._spellable = [w for w in self.vocabulary if len(w) >= SPELL_LENGTH]
         # With the model's tokenizer to tell a real word from a slip, misspellings are also read
         # as everyday words ("meny" is "many").
-        if embedder is not None:
+        if self.embedder is not None:
             self._spellable = sorted(
                 {*self._spellable, *(w for w in (*STOPWORDS, *FILLER) if len(w) >= SPELL_LENGTH)}
             )
         self.vocabulary_vectors: NDArray[np.float32] | None = None
+
+    def _index_names(self) -> None:
+        """The patterns of the cards' names (each alias, matched whole) and of the game's title
+        as a question's setting."""
+        reference = self.reference
         # A card's own name is matched too, and left as written, so that a short name inside
         # it ("monkey" in "3-headed monkey") is not replaced within the full name.
         aliases = {n.lower(): c.name for c in reference.cards for n in c.names}
@@ -432,32 +455,37 @@ class Retriever:
             if titles
             else None
         )
+
+    def _index_vectors(self, stored: Mapping[str, NDArray[Any]]) -> bool:
+        """With the embedding model, the vectors of the passages, the ways of asking and the
+        off-topic questions (from ``stored`` when its fingerprint matches); whether none had
+        to be computed here (True without the model)."""
+        import numpy as np
+
         self.vector_fingerprint = ""
-        if embedder is not None:
-            passage_texts = [f"{sections[i].name}: {p}" for i, p in self.passages]
-            question_texts = [
-                self.canonical(expand_shorthand(q)) for f in faqs for q in f.questions
-            ]
-            off_topic_texts = [*out_of_scope_questions(), *reference.out_of_scope]
-            self.vector_fingerprint = index.fingerprint(
-                embedder.identity, passage_texts, question_texts, off_topic_texts
-            )
-            if _text(stored, "vector_fingerprint") == self.vector_fingerprint:
-                self.passage_vectors = stored["passage_vectors"].astype(np.float32)
-                self.question_vectors = stored["question_vectors"].astype(np.float32)
-                self.off_topic_vectors = stored["off_topic_vectors"].astype(np.float32)
-            else:
-                if stored:
-                    logger.info("guide index of %s is stale: embedding its texts", reference.game)
-                # Stored as float16 (half the file); rounded the same way when built here, so
-                # a guide ranks alike with or without the shipped index.
-                self.passage_vectors = _half(embedder.embed(passage_texts))
-                self.question_vectors = _half(embedder.embed(question_texts))
-                self.off_topic_vectors = _half(embedder.embed(off_topic_texts))
-        self.from_index = lexical_ok and (
-            embedder is None or _text(stored, "vector_fingerprint") == self.vector_fingerprint
+        embedder = self.embedder
+        if embedder is None:
+            return True
+        reference, sections, faqs = self.reference, self.reference.sections, self.reference.faqs
+        passage_texts = [f"{sections[i].name}: {p}" for i, p in self.passages]
+        question_texts = [self.canonical(expand_shorthand(q)) for f in faqs for q in f.questions]
+        off_topic_texts = [*out_of_scope_questions(), *reference.out_of_scope]
+        self.vector_fingerprint = index.fingerprint(
+            embedder.identity, passage_texts, question_texts, off_topic_texts
         )
-        """Whether every part came from the precomputed index (the shipped one is up to date)."""
+        if _text(stored, "vector_fingerprint") == self.vector_fingerprint:
+            self.passage_vectors = stored["passage_vectors"].astype(np.float32)
+            self.question_vectors = stored["question_vectors"].astype(np.float32)
+            self.off_topic_vectors = stored["off_topic_vectors"].astype(np.float32)
+            return True
+        if stored:
+            logger.info("guide index of %s is stale: embedding its texts", reference.game)
+        # Stored as float16 (half the file); rounded the same way when built here, so
+        # a guide ranks alike with or without the shipped index.
+        self.passage_vectors = _half(embedder.embed(passage_texts))
+        self.question_vectors = _half(embedder.embed(question_texts))
+        self.off_topic_vectors = _half(embedder.embed(off_topic_texts))
+        return False
 
     def index_arrays(self) -> dict[str, NDArray[Any]]:
         """What :mod:`.index` stores for this reference: both BM25 indexes, the vectors (with
