@@ -6,6 +6,7 @@
 #   tools/mutation.sh                      # every target, sampled as in docs/mutation.md
 #   tools/mutation.sh decider merkle       # some targets
 #   MUTATION_FULL=1 tools/mutation.sh      # every mutant, no sampling (hours on one core)
+#   MUTATION_SAMPLE=100 MUTATION_SEED=36 tools/mutation.sh merkle   # another sample
 #   tools/mutation.sh --survivors decider  # run the last session's survivors again, with
 #                                          # the tests as they are now (after `git pull`)
 #   tools/mutation.sh --resume decider     # go on with an interrupted session
@@ -77,8 +78,10 @@ C
     else
         rm -f "$session"
         cosmic-ray init "$OUT/$name.toml" "$session"
+        [[ -n ${MUTATION_SAMPLE:-} ]] && sample=$MUTATION_SAMPLE
         [[ ${MUTATION_FULL:-0} == 1 ]] && sample=0
-        python "$CLONE/tools/mutation_sample.py" "$session" --only "$only" --sample "$sample"
+        python "$CLONE/tools/mutation_sample.py" "$session" --only "$only" --sample "$sample" \
+            --seed "${MUTATION_SEED:-35}"
     fi
     start=$(date +%s)
     (cd "$CLONE" && cosmic-ray exec "$OUT/$name.toml" "$session")
