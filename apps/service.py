@@ -41,6 +41,11 @@ answered claim is appended by one log writer thread before the answer is sent. T
 connection and per-client limits are in :mod:`.limits`; what keeps other sites' pages out
 (the content type, cross-site requests, the security headers of every response) in
 :mod:`.browsers`.
+
+The routes themselves are routers by area, gathered here by :func:`create_app`: the JSON
+API's in :mod:`battlejudge.apps.routes`, the web pages' in :mod:`battlejudge.apps.web`; the
+work behind them (the queue, the workers, the log writer) is :mod:`.adjudicator`'s, and
+what a worker runs :mod:`.claim_work`'s.
 """
 
 from __future__ import annotations
