@@ -188,6 +188,12 @@ class Flag:
         side = self.sides[player_index(player, PLAYERS)]
         return max(p.turn for p in side) if len(side) == self.size else None
 
+    def completed_first(self, player: int) -> bool | None:
+        """Whether ``player``'s side (0 or 1) completed before the other side, as ties need
+        (docs/rulings.md 7); None unless both sides are complete."""
+        a, b = self.completed_at(player), self.completed_at(1 - player)
+        return None if a is None or b is None else a < b
+
 
 class ClaimLog(Protocol):
     """What the engine needs of a proof log (``battlejudge.proofs.log.ProofLog``)."""
@@ -340,19 +346,12 @@ class BattleLineState(GameState[Action]):
         ``"south"``."""
         player = player_index(player, PLAYERS)
         f = self.flag(flag)
-        mine = [bl.Card(p.card) for p in f.sides[player]]
-        theirs = [bl.Card(p.card) for p in f.sides[1 - player]]
-        seen = [
-            bl.Card(p.card)
-            for i, other in enumerate(self.flags, start=1)
-            if i != flag
-            for side in other.sides
-            for p in side
-            if p.card < TROOP_COUNT
-        ]
-        seen += [bl.Card(c) for pile in self.discards for c in pile if c < TROOP_COUNT]
-        a, b = f.completed_at(player), f.completed_at(1 - player)
-        first = None if a is None or b is None else ("mine" if a < b else "theirs")
+        mine = [bl.CARDS[p.card] for p in f.sides[player]]
+        theirs = [bl.CARDS[p.card] for p in f.sides[1 - player]]
+        here = {p.card for side in f.sides for p in side}
+        seen = [bl.CARDS[c] for c in self.face_up_troops() if c not in here]
+        mine_first = f.completed_first(player)
+        first = None if mine_first is None else ("mine" if mine_first else "theirs")
         return bl.ClaimQuestion(
             mine, theirs, seen, mud=f.has(MUD), fog=f.has(FOG), completed_first=first
         )
@@ -377,10 +376,8 @@ class BattleLineState(GameState[Action]):
 
     def claim_pool(self) -> decider.Pool:
         """The troops an opponent may still add at any flag, as the fast decider's masks:
-        every troop not face up (docs/rulings.md 5)."""
-        face_up = [p.card for f in self.flags for side in f.sides for p in side]
-        face_up += [c for pile in self.discards for c in pile]
-        return decider.pool_without(decider.FULL_POOL, face_up)
+        every troop not face up (:func:`decider.claim_pool`, docs/rulings.md 5)."""
+        return decider.claim_pool(self.face_up_troops())
 
     def claimable(self, flag: int, player: Seat, pool: decider.Pool | None = None) -> bool:
         """Does the claim hold? Decided exactly by the solver's fast decider
@@ -395,17 +392,13 @@ class BattleLineState(GameState[Action]):
         n = f.size
         if f.claimed_by >= 0 or len(mine) != n:
             return False
-        theirs = f.sides[1 - player]
-        # docs/rulings.md 7: with both sides complete, the claimant loses a tie unless he
-        # completed first (as claim_question's completed_first says).
-        last = len(theirs) == n and not max(p.turn for p in mine) < max(p.turn for p in theirs)
         return decider.claim_holds(
             [p.card for p in mine],
-            [p.card for p in theirs],
+            [p.card for p in f.sides[1 - player]],
             self.claim_pool() if pool is None else pool,
             n,
             f.has(FOG),
-            last,
+            f.completed_first(player) is False,  # docs/rulings.md 7: he completed last
         )
 
     def judge_claim(self, flag: int, player: Seat) -> bl.ProvedClaim:

@@ -215,23 +215,19 @@ def _tie_needs_first(mine: Formation) -> RuleError:
     )
 
 
-def _ties_lost(q: ClaimQuestion, mine: Formation) -> bool:
-    """docs/rulings.md 7: the side that completed last loses a tie; an incomplete opponent
-    would play last, so then every tie is the claimant's."""
-    if not q.theirs_complete:
-        return False
-    if q.completed_first is None:
-        theirs = best_formation(q.theirs, q.mud, q.fog)
-        if theirs.strength == mine.strength:
-            raise _tie_needs_first(mine)
-        return False
-    return q.completed_first == "theirs"
+def _ties_lost(q: ClaimQuestion) -> bool:
+    """Does the claimant lose a tie (docs/rulings.md 7)? :func:`decider.claimant_completed_last`,
+    which says the rule; an undecided tie is named by its formation."""
+    try:
+        return decider.claimant_completed_last(q)
+    except decider.UndecidedTie:
+        raise _tie_needs_first(best_formation(q.mine, q.mud, q.fog)) from None
 
 
 def _setup(q: ClaimQuestion) -> tuple[Formation, EncodingKey, list[int]]:
     mine = best_formation(q.mine, q.mud, q.fog)
     rank, total = mine.strength
-    key = EncodingKey(q.size, q.fog, q.theirs_wilds, rank, total, _ties_lost(q, mine))
+    key = EncodingKey(q.size, q.fog, q.theirs_wilds, rank, total, _ties_lost(q))
     return mine, key, table_literals(q.theirs_troops, q.face_up)
 
 
@@ -250,22 +246,10 @@ def decide(
     """
     del conflict_limit, cache
     mine, theirs = q.codes
-    fog = q.fog
     size = q.size
-    my_key = decider.best_key(mine, decider.EMPTY_POOL, size, fog)
-    if len(theirs) == size:
-        their_key = decider.best_key(theirs, decider.EMPTY_POOL, size, fog)
-        if their_key == my_key:
-            if q.completed_first is None:
-                raise _tie_needs_first(best_formation(q.mine, q.mud, fog))
-            lost = q.completed_first == "theirs"  # docs/rulings.md 7
-        else:
-            lost = their_key > my_key
-        return Decision(q, "invalid" if lost else "valid")
-    # An incomplete opponent would play last: every tie is the claimant's (docs/rulings.md 7).
-    if decider.best_key(theirs, q.pool, size, fog, my_key) <= my_key:
-        return Decision(q, "valid")
-    return Decision(q, "invalid")
+    lost = len(theirs) == size and _ties_lost(q)  # claim_holds reads it only then
+    valid = decider.claim_holds(mine, theirs, q.pool, size, q.fog, lost)
+    return Decision(q, "valid" if valid else "invalid")
 
 
 # -- proving ---------------------------------------------------------------------------
@@ -282,9 +266,9 @@ def _beats(
         return False
     if len(side) == size:
         key = decider.best_key(side, decider.EMPTY_POOL, size, fog)
-        return key > my_key or (key == my_key and ties_lost)
+        return decider.wins_flag(key, my_key, ties_lost)
     pool = decider.pool_outside(out | _mask(forced))
-    return decider.best_key(side, pool, size, fog, my_key) > my_key
+    return decider.wins_flag(decider.best_key(side, pool, size, fog, my_key), my_key, False)
 
 
 def _mask(troops: Iterable[Troop]) -> int:
@@ -330,9 +314,7 @@ def _canonical_witness(q: ClaimQuestion, mine: Formation, ties_lost: bool) -> Wi
             forced.append(t)
     added = tuple(Card(t) for t in sorted(forced))
     formation = best_formation((*q.theirs, *added), q.mud, q.fog)
-    beaten = formation.strength > mine.strength or (
-        ties_lost and formation.strength == mine.strength
-    )
+    beaten = decider.wins_flag(formation.key, mine.key, ties_lost)
     if not beaten or len(added) + len(q.theirs) != q.size:
         raise BattlejudgeError(
             f"internal error: witness {format_cards(added)} for {q!r} does not replay "

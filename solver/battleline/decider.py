@@ -164,13 +164,16 @@ def pool_without(pool: Pool, cards: Iterable[int]) -> Pool:
     return (m[0], m[1], m[2], m[3], m[4], m[5])
 
 
-_BIT = [1 << c for c in range(64)]
+_BIT = [1 << c for c in range(128)]
+"""The bit of each card code; a tactic's bit (60 on) lies outside every pool mask."""
 
 
-def pool_not_in(cards: Iterable[int]) -> Pool:
-    """The pool of every troop except these (no card given twice; tactics ignored):
-    the opponent's pool is every troop not face up and not his (docs/rulings.md 5)."""
-    return pool_outside(sum(map(_BIT.__getitem__, cards)))
+def claim_pool(face_up: Iterable[int]) -> Pool:
+    """The troops an opponent may still add to his side of a flag: every troop not face up
+    (docs/rulings.md 5: at any flag, his own side included, or in a discard pile). ``face_up``
+    lists each face-up card once (tactics are ignored). The one place of this rule: the
+    question, the engine and the bots ask it."""
+    return pool_outside(sum(map(_BIT.__getitem__, face_up)))
 
 
 def pool_outside(taken: int) -> Pool:
@@ -428,6 +431,38 @@ def strength(cards: Sequence[int], size: int = 3, fog: bool = False) -> Key:
     return best_key(cards, EMPTY_POOL, size, fog)
 
 
+def wins_flag(key: Key, other: Key, first: bool) -> bool:
+    """Does a complete formation of strength ``key`` take the flag from a complete one of
+    strength ``other``? The stronger does; a tie goes to the side that completed first
+    (``first``: this side did), docs/rulings.md 7. The one place of the tie rule: claims,
+    their witnesses, the engine and the bots ask it."""
+    return key > other or (key == other and first)
+
+
+class UndecidedTie(RuleError):
+    """Both sides are complete and tie, and the question does not say who completed first
+    (docs/rulings.md 7 needs it)."""
+
+
+def claimant_completed_last(q: ClaimQuestion) -> bool:
+    """Does the claimant lose a tie at this question (docs/rulings.md 7)? Only when both
+    sides are complete and the opponent completed first: an incomplete opponent would
+    complete last, so every tie is then the claimant's. Raises :class:`UndecidedTie` when
+    both sides are complete and tie but ``completed_first`` is not given."""
+    mine, theirs = q.codes
+    size = FORMATION_SIZES[q.mud]
+    if len(theirs) != size:
+        return False
+    if q.completed_first is None:
+        if strength(mine, size, q.fog) == strength(theirs, size, q.fog):
+            raise UndecidedTie(
+                f"both sides are complete and tie ({q!r}): completed_first must say who "
+                f"completed first ('mine' or 'theirs')"
+            )
+        return False
+    return q.completed_first == "theirs"
+
+
 def claim_holds(
     mine: Sequence[int],
     theirs: Sequence[int],
@@ -447,8 +482,9 @@ def claim_holds(
     my_key = best_key(mine, EMPTY_POOL, size, fog)
     if len(theirs) == size:
         their_key = best_key(theirs, EMPTY_POOL, size, fog)
-        return my_key > their_key or (my_key == their_key and not i_completed_last)
-    # An incomplete opponent would play last: every tie is the claimant's.
+        return wins_flag(my_key, their_key, not i_completed_last)
+    # An incomplete opponent would complete last, so wins_flag(his best, my_key, False):
+    # only a completion stronger than mine beats the claim (inlined: the bots' hot path).
     return best_key(theirs, pool, size, fog, my_key) <= my_key
 
 
@@ -456,22 +492,12 @@ def holds(q: ClaimQuestion) -> bool:
     """The exact verdict on a flag question, without a SAT call: True when the claim
     holds. Agrees with :func:`~battlejudge.solver.battleline.decide` and the oracle.
 
-    Raises :class:`RuleError` when both sides are complete and tie but
-    ``completed_first`` is not given (docs/rulings.md 7 needs it).
+    Raises :class:`UndecidedTie` (a :class:`RuleError`) when both sides are complete and
+    tie but ``completed_first`` is not given (docs/rulings.md 7 needs it).
 
     >>> from battlejudge.solver.battleline import ClaimQuestion
     >>> holds(ClaimQuestion(mine="R4 R5 R3", theirs="B8", seen="B7 B10"))
     True
     """
-    mine = [c.code for c in q.mine]
-    theirs = [c.code for c in q.theirs]
-    size = q.size
-    if len(theirs) == size and q.completed_first is None:
-        ours, its = strength(mine, size, q.fog), strength(theirs, size, q.fog)
-        if ours == its:
-            raise RuleError(
-                f"both sides are complete and tie ({q!r}): completed_first must say who "
-                f"completed first ('mine' or 'theirs')"
-            )
-    pool = pool_without(FULL_POOL, [*q.face_up, *q.theirs_troops])
-    return claim_holds(mine, theirs, pool, size, q.fog, q.completed_first == "theirs")
+    mine, theirs = q.codes
+    return claim_holds(mine, theirs, q.pool, q.size, q.fog, claimant_completed_last(q))

@@ -75,6 +75,13 @@ class Formation:
         return (0 if self.fog else RANK[self.name], self.total)
 
     @property
+    def key(self) -> decider.Key:
+        """The strength as :mod:`.decider`'s key (``rank * RANK_SCALE + sum``), ordered the
+        same way: what :func:`decider.wins_flag` compares."""
+        rank, total = self.strength
+        return rank * decider.RANK_SCALE + total
+
+    @property
     def label(self) -> str:
         """How a player says it: ``'Wedge 12'``, or ``'total 24 (Fog)'``."""
         if self.fog:

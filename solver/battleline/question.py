@@ -153,7 +153,7 @@ class ClaimQuestion:
         pool: decider.Pool | None = self.__dict__.get("_pool")
         if pool is None:
             mine, theirs = self._codes
-            pool = decider.pool_not_in((*mine, *theirs, *self._troops[2]))
+            pool = decider.claim_pool((*mine, *theirs, *self._troops[2]))
             object.__setattr__(self, "_pool", pool)
         return pool
 
@@ -161,7 +161,7 @@ class ClaimQuestion:
     @property
     def size(self) -> int:
         """Cards per complete formation at this flag (3, or 4 with Mud)."""
-        return decider.formation_size(self.mud)
+        return decider.FORMATION_SIZES[self.mud]  # formation_size, without a call
 
     @property
     def theirs_complete(self) -> bool:

@@ -420,7 +420,7 @@ class Evaluator:
         self.pos = pos
         self.player = pos.player
         self.flags = pos.flags
-        self.rules_pool = decider.pool_from([c for c in range(TROOP_COUNT) if c not in pos.face_up])
+        self.rules_pool = decider.claim_pool(pos.face_up)
         unseen = pos.unseen
         n_unseen = max(1, len(unseen))
         troop_deck = pos.troop_deck
@@ -458,7 +458,7 @@ class Evaluator:
         ev.pos = pos
         ev.player = pos.player
         ev.flags = pos.flags
-        ev.rules_pool = decider.pool_from([c for c in range(TROOP_COUNT) if c not in pos.face_up])
+        ev.rules_pool = decider.claim_pool(pos.face_up)
         ev._set_probabilities(list(p_me), list(p_opp))
         return ev
 
@@ -546,9 +546,9 @@ class Evaluator:
             m_done = 10**6 if mine is not None else view.mine_done
             t_done = 10**6 if theirs is not None else view.theirs_done
             mk, tk = decider.strength(m, n, fg), decider.strength(t, n, fg)
-            if mk != tk:
-                return 1.0 if mk > tk else 0.0
-            return 1.0 if m_done < t_done else 0.0 if t_done < m_done else 0.5
+            if mk == tk and m_done == t_done:
+                return 0.5  # both changed now: who completes first is open
+            return 1.0 if decider.wins_flag(mk, tk, m_done < t_done) else 0.0
         if len(m) == n and decider.claim_holds(m, t, pool, n, fg, False):
             return 1.0
         if len(t) == n and decider.claim_holds(t, m, pool, n, fg, False):
