@@ -114,7 +114,11 @@ WILD_TOP: dict[int, int] = {code: max(WILD_VALUES[kind]) for code, kind in WILD_
 """Per morale tactic code: the highest value it may take."""
 
 _POPCOUNT = [bin(m).count("1") for m in range(1 << 10)]
-_RUN_KEYS = {n: tuple((r.total, r.mask) for r in runs) for n, runs in RUNS.items()}
+RUN_KEYS: dict[int, tuple[tuple[int, int], ...]] = {
+    n: tuple((r.total, r.mask) for r in runs) for n, runs in RUNS.items()
+}
+""":data:`RUNS` as (sum, value mask) pairs, highest first: the form the hot loops
+(:func:`best_key`, the bots' evaluation) read."""
 _COLORS_OF = [tuple(c for c in range(6) if m >> c & 1) for m in range(1 << 6)]
 """The color indexes in a 6-bit color mask."""
 
@@ -296,7 +300,7 @@ def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key
     distinct = _POPCOUNT[tmask] == len(troops)
     one_color = _POPCOUNT[cmask] <= 1
     colors = _COLORS_OF[cmask] if cmask else (0, 1, 2, 3, 4, 5)
-    runs = _RUN_KEYS[size]
+    runs = RUN_KEYS[size]
     if (only < 0 or only == WEDGE) and one_color and distinct:
         for rsum, rmask in runs:  # highest first: none after one at or below the floor
             if WEDGE * RANK_SCALE + rsum <= floor:

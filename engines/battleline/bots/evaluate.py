@@ -39,8 +39,6 @@ HAND_P = 0.6
 BREAKTHROUGH = 1.0
 """Weight of three adjacent flags in the game value."""
 EPS = 0.002
-_RUNS = {n: tuple((r.total, r.mask) for r in runs) for n, runs in decider.RUNS.items()}
-"""The rules' runs (:data:`decider.RUNS`) as (sum, value mask)."""
 
 
 class Dist:
@@ -242,7 +240,7 @@ def side_dist(cards: Sequence[int], size: int, fog: bool, probs: Probs) -> Dist:
     distinct = bin(tmask).count("1") == len(troops)
     one_color = len(cols) <= 1
     colors = tuple(cols) if cols else range(6)
-    runs = _RUNS[size]
+    runs = decider.RUN_KEYS[size]
     if one_color and distinct:
         for col in colors:
             for rsum, rmask in runs:
