@@ -176,6 +176,10 @@ class WorkerPool:
                 ready.set_result(None)
 
         loop.add_reader(fd, readable)
+        # uvloop (uvicorn's loop when installed) makes a watched fd non-blocking; a request
+        # or reply larger than the pipe's buffer is then sent and read whole only when the
+        # fd blocks again, as it does under asyncio's own loop.
+        os.set_blocking(fd, True)
         demotion = loop.call_later(DEMOTE_AFTER, worker.demote if self.nice == 0 else _nothing)
         keep = False
         try:
