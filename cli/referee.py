@@ -7,6 +7,7 @@ import logging
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -114,17 +115,7 @@ def referee(
                 overwrite=overwrite,
             ):
                 results.append(r)
-                if as_json:
-                    emit_json(r.to_json())
-                    continue
-                n, s = r.names
-                marks = f", {len(r.violations)} violation(s)" if r.violations else ""
-                click.echo(
-                    f"game {r.index + 1}: {n} (north) vs {s} (south): winner {r.winner}; "
-                    f"{r.detail}; {r.claims} claims{marks}"
-                )
-                for v in r.violations:
-                    click.echo(f"  {v.note()}")
+                _print_game(r, as_json)
     except Interrupted as e:
         stopped = e.signum
     except KeyboardInterrupt:
@@ -132,9 +123,7 @@ def referee(
     finally:
         if proof_log is not None:
             proof_log.close()
-    programs = summarize(north, south, results)
     failed = could_not_play(north, south, results)
-    draws = sum(1 for r in results if r.winner == "draw")
     if stopped is not None:
         name = signal.Signals(stopped).name
         click.echo(
@@ -142,6 +131,35 @@ def referee(
             "the bots were killed, the finished games' records kept",
             err=True,
         )
+    _print_summary(summarize(north, south, results), failed, results, stopped, as_json)
+    for f in failed:  # a match a program never played is no success
+        click.echo(f"battlejudge referee: {f.sentence()}", err=True)
+    if stopped is not None:
+        raise click.exceptions.Exit(128 + stopped)
+    raise click.exceptions.Exit(EXIT_NO if failed else EXIT_OK)
+
+
+def _print_game(r: Any, as_json: bool) -> None:
+    """One refereed game's line (and its violations), or its JSON."""
+    if as_json:
+        emit_json(r.to_json())
+        return
+    n, s = r.names
+    marks = f", {len(r.violations)} violation(s)" if r.violations else ""
+    click.echo(
+        f"game {r.index + 1}: {n} (north) vs {s} (south): winner {r.winner}; "
+        f"{r.detail}; {r.claims} claims{marks}"
+    )
+    for v in r.violations:
+        click.echo(f"  {v.note()}")
+
+
+def _print_summary(
+    programs: list[Any], failed: list[Any], results: list[Any], stopped: int | None, as_json: bool
+) -> None:
+    """The match's summary: games, draws and each program's tally (JSON: with forfeits,
+    violations, the programs that could not play and the stopping signal)."""
+    draws = sum(1 for r in results if r.winner == "draw")
     if as_json:
         emit_json(
             {
@@ -156,18 +174,13 @@ def referee(
                 }
             }
         )
-    else:
-        click.echo(f"summary: {len(results)} games, {draws} draws")
-        for p in programs:
-            click.echo(
-                f"  {p.name or p.command}: {p.wins} wins, {p.losses} losses, {p.draws} draws, "
-                f"{p.forfeits} forfeits, {p.violations} violations  [{p.command}]"
-            )
-    for f in failed:  # a match a program never played is no success
-        click.echo(f"battlejudge referee: {f.sentence()}", err=True)
-    if stopped is not None:
-        raise click.exceptions.Exit(128 + stopped)
-    raise click.exceptions.Exit(EXIT_NO if failed else EXIT_OK)
+        return
+    click.echo(f"summary: {len(results)} games, {draws} draws")
+    for p in programs:
+        click.echo(
+            f"  {p.name or p.command}: {p.wins} wins, {p.losses} losses, {p.draws} draws, "
+            f"{p.forfeits} forfeits, {p.violations} violations  [{p.command}]"
+        )
 
 
 @click.command()

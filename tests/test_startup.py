@@ -29,6 +29,7 @@ CLI_MODULES = (
     "guide",
     "logs",
     "referee",
+    "serve",
     "battleplan",
     "witness",
     "lines_of_battle",
