@@ -96,7 +96,10 @@ def check_theme(theme: str) -> Theme:
 
 
 def parse_card(text: str, where: str = "") -> CardCode:
-    """Any card, leniently: ``R10``, ``alexander``, ``Beelzebub``, ``Mano a Mano!``."""
+    """Any card, leniently: ``R10``, ``alexander``, ``Beelzebub``, ``Mano a Mano!``; anything
+    but a string is refused with an :class:`InputError` naming it."""
+    if not isinstance(text, str):
+        raise InputError(f"a card is a string such as 'R10', got {text!r}")
     token = text.strip()
     m = _TROOP_RE.match(token)
     if m:

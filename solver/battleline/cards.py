@@ -119,8 +119,12 @@ class Card:
 
     @classmethod
     def parse(cls, text: str, where: str = "") -> Card:
-        """Parse one card, leniently (any case, long tactic names); ``where`` names the source."""
-        card = _BY_NAME.get(text.lower())
+        """Parse one card, leniently (any case, long tactic names); ``where`` names the source.
+        Anything but a string is refused with an :class:`InputError` naming it."""
+        try:
+            card = _BY_NAME.get(text.lower())
+        except AttributeError:
+            raise InputError(f"a card is a string such as 'R10', got {text!r}") from None
         if card is not None:
             return card
         token = text.strip()
@@ -194,20 +198,30 @@ CardsInput: TypeAlias = "str | Iterable[str | Card] | None"
 
 
 def parse_cards(cards: CardsInput, where: str = "") -> tuple[Card, ...]:
-    """Parse a list of cards: a string separated by spaces or commas, or an iterable.
+    """Parse a list of cards: a string in the card notation, separated by spaces or commas
+    (``"R1 R2 R3"``), or a sequence (any iterable) of card names and :class:`Card` objects;
+    None is no card. The one coercion every public function taking cards uses: anything else
+    (a number, bytes, a lone Card) is refused with an :class:`InputError` naming the value.
 
     Order is kept (it is the order cards were played); duplicates are kept too, so the
     caller can report them with their source.
 
     >>> parse_cards("r4, R5 r3")
     (Card.parse('R4'), Card.parse('R5'), Card.parse('R3'))
+    >>> parse_cards(["R4", Card.parse("alexander")])
+    (Card.parse('R4'), Card.parse('alexander'))
     """
     if cards is None:
         return ()
     if isinstance(cards, str):
         tokens: Iterable[str | Card] = cards.replace(",", " ").split()
-    else:
+    elif isinstance(cards, Iterable) and not isinstance(cards, bytes | bytearray):
         tokens = cards
+    else:
+        raise InputError(
+            f"{where or 'cards'} must be a string of cards such as 'R1 R2 R3' or a sequence "
+            f"of cards, got {cards!r}"
+        )
     out = []
     for tok in tokens:
         if isinstance(tok, str):
@@ -234,6 +248,11 @@ def check_side(cards: Sequence[Card], where: str) -> None:
         )
 
 
-def format_cards(cards: Iterable[Card]) -> str:
-    """Canonical printing: cards separated by single spaces (``parse_cards`` reads it back)."""
-    return " ".join(str(c) for c in cards)
+def format_cards(cards: CardsInput) -> str:
+    """Canonical printing: cards separated by single spaces (``parse_cards`` reads it back).
+    Takes what :func:`parse_cards` takes.
+
+    >>> format_cards("r4,alexander")
+    'R4 alexander'
+    """
+    return " ".join(str(c) for c in parse_cards(cards))

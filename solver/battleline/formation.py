@@ -16,7 +16,7 @@ against it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations
 
@@ -25,8 +25,10 @@ from battlejudge.solver.battleline.cards import (
     CARDS,
     WILD_VALUES,
     Card,
+    CardsInput,
     check_side,
     color_of,
+    parse_cards,
     value_of,
 )
 from battlejudge.solver.errors import RuleError
@@ -111,11 +113,12 @@ def _fill_run(run: Sequence[int], troop_values: list[int], wilds: list[str]) -> 
     raise AssertionError(f"no wild values fill the run {list(run)}")  # pragma: no cover
 
 
-def best_formation(cards: Iterable[Card | str], mud: bool = False, fog: bool = False) -> Formation:
+def best_formation(cards: CardsInput, mud: bool = False, fog: bool = False) -> Formation:
     """The strongest formation the cards make, with the identities chosen for wild cards.
 
-    ``cards`` must be a complete formation (3 cards, 4 with Mud). Under Fog only the
-    sum counts and the formation is reported as a Host with that sum.
+    ``cards`` must be a complete formation (3 cards, 4 with Mud), as a string in the card
+    notation (``"R4 R5 R3"``) or a sequence of cards (:func:`.cards.parse_cards`). Under Fog
+    only the sum counts and the formation is reported as a Host with that sum.
 
     The category and sum are :func:`decider.strength`'s (the rule, docs/rulings.md 1, 2, 8);
     this adds the identities that make them: the run's missing values for a Wedge or
@@ -124,10 +127,12 @@ def best_formation(cards: Iterable[Card | str], mud: bool = False, fog: bool = F
 
     >>> best_formation(["R4", "R5", "R3"]).label
     'Wedge 12'
+    >>> best_formation("R4 R5 R3").label
+    'Wedge 12'
     >>> best_formation(["B8", "alexander", "B10"]).wild_choices()
     {'alexander': 'B9'}
     """
-    cs = tuple(c if isinstance(c, Card) else Card.parse(c) for c in cards)
+    cs = parse_cards(cards)
     n = decider.formation_size(mud)
     if len(cs) != n:
         raise RuleError(

@@ -296,6 +296,8 @@ def _validate(
 
 
 def _cards(codes: Iterable[int], where: str) -> tuple[Card, ...]:
+    if isinstance(codes, str | bytes) or not isinstance(codes, Iterable):
+        raise InputError(f"{where} must be a sequence of card codes (ints), got {codes!r}")
     out = []
     for code in codes:
         if not isinstance(code, int) or not 0 <= code < len(CARDS):
