@@ -78,3 +78,22 @@ def test_fold_root_of_the_peaks_is_the_root(size: int) -> None:
             peaks.append(mk.perfect_root(LEAVES[start : start + (1 << bit)]))
             start += 1 << bit
     assert mk.fold_root(peaks) == ROOTS[size]
+
+
+BIG = 600
+BIG_LEAVES = [mk.leaf_hash(i.to_bytes(2, "big")) for i in range(BIG)]
+BIG_TREE = mk.MerkleTree(BIG_LEAVES)
+
+
+@pytest.mark.parametrize("size", [257, 300, 511, 512, 513, 600])
+def test_proofs_in_trees_of_hundreds_of_leaves(size: int) -> None:
+    # The same proofs where the sizes and indexes are past 256, on the right edge too,
+    # and a consistency proof from every prefix size around the powers of two.
+    root = BIG_TREE.root(size)
+    assert root == mk.root_hash(BIG_LEAVES[:size])
+    for index in {*range(size - 20, size), 0, 1, 255, 256, 257, size // 2} - {size}:
+        path = BIG_TREE.inclusion_path(index, size)
+        assert mk.verify_inclusion(index, size, BIG_LEAVES[index], path, root), index
+    for first in {f for f in (1, 2, 255, 256, 257, 300, 384, size - 1, size) if f <= size}:
+        proof = BIG_TREE.consistency_path(first, size)
+        assert mk.verify_consistency(first, size, BIG_TREE.root(first), root, proof), first
