@@ -1,14 +1,18 @@
 """``verify`` reads a certificate's verdict by its value, whatever made the string (a JSON
 reader, another program), and refuses any verdict but ``valid`` and ``invalid``
-(proofs/battleline/certificate.py, field ``verdict``)."""
+(proofs/battleline/certificate.py, field ``verdict``); ``deep`` alone asks the oracle."""
 
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from battlejudge.proofs.battleline.certificate import save_certificate, verify_file
 from battlejudge.solver import battleline as bl
+from battlejudge.solver.battleline import oracle
 from battlejudge.solver.errors import VerificationError
 
 # Rulebook (seed 000, Flags): R4 R5 R3 against B8 holds once B7 and B10 are face up;
@@ -30,3 +34,24 @@ def test_an_unknown_verdict_is_refused(verdict: str) -> None:
     cert = bl.prove(FAILS).certificate
     with pytest.raises(VerificationError, match="unknown verdict"):
         bl.verify(dataclasses.replace(cert, verdict=verdict))  # type: ignore[arg-type]
+
+
+def test_verify_file_re_decides_with_the_oracle_only_when_asked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # proofs/battleline/certificate.py, ``verdict``: "--deep also re-decides the question
+    # with the brute-force oracle"; without it the oracle's search is not run.
+    path = tmp_path / "claim.json"
+    save_certificate(bl.prove(FAILS).certificate, path)
+    searches: list[bool] = []
+    decide = oracle.decide
+
+    def counted(*args: Any, **kwargs: Any) -> oracle.OracleAnswer:
+        searches.append(True)
+        return decide(*args, **kwargs)
+
+    monkeypatch.setattr(oracle, "decide", counted)
+    assert verify_file(path, time_limit=None).verdict == "invalid"
+    assert searches == []
+    assert verify_file(path, deep=True, time_limit=None).verdict == "invalid"
+    assert searches == [True]
