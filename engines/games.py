@@ -197,7 +197,7 @@ class GameInfo:
     """A rich renderable of the table as ``viewer`` sees it (None: everything)."""
     records: RecordFormat | None = None
     """How its games are written and replayed (None: the shared text record of
-    :mod:`battlejudge.engines.records`; see :meth:`record_format`)."""
+    :mod:`battlejudge.engines.records`; see :func:`~battlejudge.engines.records.record_format`)."""
     options: Mapping[str, str] = field(default_factory=dict)
     """Each option this game accepts, with a one-line help text."""
     defaults: Mapping[str, str] = field(default_factory=dict)
@@ -274,14 +274,6 @@ class GameInfo:
     def with_defaults(self, options: Options | None) -> dict[str, str]:
         """The entry's default options overridden by ``options``."""
         return {**self.defaults, **(options or {})}
-
-    def record_format(self) -> RecordFormat:
-        """How this game's records are written and replayed."""
-        if self.records is not None:
-            return self.records
-        from battlejudge.engines.records import TEXT_RECORDS
-
-        return TEXT_RECORDS
 
     def seat_index(self, seat: str) -> int:
         """A seat's player index; :class:`InputError` names an unknown seat."""

@@ -35,6 +35,7 @@ from battlejudge.engines.battleline.actions import CLAIM
 from battlejudge.engines.battleline.cards import FLAG_WORD, THEMES
 from battlejudge.engines.battleline.state import PLAYERS
 from battlejudge.engines.games import GameMeta, Setup, get_game
+from battlejudge.engines.records import record_format
 from battlejudge.solver.errors import BattlejudgeError, InputError
 
 BOTS: Final = ("random", "heuristic", "search")
@@ -224,7 +225,7 @@ async def record(table_id: str) -> Response:
     g = table.game
     names: dict[str, str] = {str(PLAYERS[i]): s for i, s in enumerate(g.seats)}
     meta = GameMeta(seed=table.seed, bots=names, options={"theme": table.theme})
-    text = info.record_format().write(info, g.state, g.moves, meta)
+    text = record_format(info).write(info, g.state, g.moves, meta)
     return Response(
         text,
         media_type="text/plain; charset=utf-8",
