@@ -97,3 +97,14 @@ def test_proofs_in_trees_of_hundreds_of_leaves(size: int) -> None:
     for first in {f for f in (1, 2, 255, 256, 257, 300, 384, size - 1, size) if f <= size}:
         proof = BIG_TREE.consistency_path(first, size)
         assert mk.verify_consistency(first, size, BIG_TREE.root(first), root, proof), first
+
+
+@pytest.mark.parametrize("short", [b"", b"x", bytes(31), bytes(33)])
+def test_hashes_of_the_wrong_length_never_verify(short: bytes) -> None:
+    # RFC 9162 hashes are SHA-256 (32 bytes): a leaf or root of another length proves
+    # nothing, even equal to the other side of the comparison.
+    assert not mk.verify_inclusion(0, 1, short, [], short)
+    assert not mk.verify_consistency(3, 3, short, short, [])
+    path = TREE.inclusion_path(0, 2)
+    assert not mk.verify_inclusion(0, 2, LEAVES[0], [short], ROOTS[2])
+    assert mk.verify_inclusion(0, 2, LEAVES[0], path, ROOTS[2])
