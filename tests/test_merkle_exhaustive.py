@@ -99,7 +99,7 @@ def test_proofs_in_trees_of_hundreds_of_leaves(size: int) -> None:
         assert mk.verify_consistency(first, size, BIG_TREE.root(first), root, proof), first
 
 
-@pytest.mark.parametrize("short", [b"", b"x", bytes(31), bytes(33)])
+@pytest.mark.parametrize("short", [b"", b"x", bytes(31), bytes(33)], ids=["0", "1", "31", "33"])
 def test_hashes_of_the_wrong_length_never_verify(short: bytes) -> None:
     # RFC 9162 hashes are SHA-256 (32 bytes): a leaf or root of another length proves
     # nothing, even equal to the other side of the comparison.
