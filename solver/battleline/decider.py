@@ -276,37 +276,85 @@ pure function of at most four cards, so the cache is exact; cleared when full.""
 _STRENGTH_MAX = 1 << 18
 
 
-def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key, only: int) -> Key:
-    k = size - len(cards)
-    troops: list[int] = []
-    wilds: list[int] = []
-    tsum = 0
+class Shape(NamedTuple):
+    """What the formation rule reads of a side's cards (troops and morale tactics) at a
+    flag of ``size`` cards: which categories they can still make, and with which runs,
+    values and colors (docs/rulings.md 1, 2). :func:`best_key` and the bots' evaluation
+    (``engines.battleline.bots.evaluate.side_dist``) both go category by category over it.
+    """
+
+    troops: tuple[int, ...]
+    wilds: tuple[int, ...]
+    """The morale tactics, in the side's order."""
+    troop_sum: int
+    wild_top: int
+    """The sum of the wilds' highest values."""
+    values: int
+    """The troops' values as bits (bit ``v - 1``)."""
+    colors: tuple[int, ...]
+    """The troops' colors, ascending; all six when there is no troop."""
+    one_color: bool
+    """At most one color among the troops: a Wedge or a Battalion Order may be made."""
+    runs: tuple[tuple[int, int], ...]
+    """The runs (:data:`RUN_KEYS`, highest first) holding every troop's value, no two troops
+    of one value: the Wedges and Skirmish Lines still open."""
+    phalanx: tuple[int, ...]
+    """The values a Phalanx may take, highest first: the troops' one value, or any value,
+    as far as every wild may take it."""
+
+
+def shape(cards: Sequence[int], size: int) -> Shape:
+    """The :class:`Shape` of a side (memoised: a pure function of at most four cards)."""
+    memo = (size, *cards)
+    got = _SHAPES.get(memo)
+    if got is None:
+        got = _shape(cards, size)
+        if len(_SHAPES) >= _STRENGTH_MAX:
+            _SHAPES.clear()
+        _SHAPES[memo] = got
+    return got
+
+
+def _shape(cards: Sequence[int], size: int) -> Shape:
+    troops = tuple(c for c in cards if c < TROOP_COUNT)
+    wilds = tuple(c for c in cards if c >= TROOP_COUNT)
     tmask = 0
     cmask = 0
-    for c in cards:
-        if c < TROOP_COUNT:
-            troops.append(c)
-            tsum += c % 10 + 1
-            tmask |= 1 << (c % 10)
-            cmask |= 1 << (c // 10)
-        else:
-            wilds.append(c)
-    wild_top = 0
-    for w in wilds:
-        wild_top += WILD_TOP[w]
+    for c in troops:
+        tmask |= 1 << (c % 10)
+        cmask |= 1 << (c // 10)
+    distinct = _POPCOUNT[tmask] == len(troops)
+    runs = tuple(r for r in RUN_KEYS[size] if distinct and not tmask & ~r[1])
+    phalanx: tuple[int, ...] = ()
+    if _POPCOUNT[tmask] <= 1:
+        values = (troops[0] % 10 + 1,) if troops else range(10, 0, -1)
+        phalanx = tuple(v for v in values if all(WILD_MASK[w] >> (v - 1) & 1 for w in wilds))
+    return Shape(
+        troops,
+        wilds,
+        sum(c % 10 + 1 for c in troops),
+        sum(WILD_TOP[w] for w in wilds),
+        tmask,
+        _COLORS_OF[cmask] if cmask else (0, 1, 2, 3, 4, 5),
+        _POPCOUNT[cmask] <= 1,
+        runs,
+        phalanx,
+    )
+
+
+_SHAPES: dict[tuple[int, ...], Shape] = {}
+
+
+def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key, only: int) -> Key:
+    k = size - len(cards)
+    _, wilds, tsum, wild_top, tmask, colors, one_color, runs, phalanx = shape(cards, size)
     if fog:
         top = _top_any(pool, k)
         return NO_FORMATION if top < 0 else tsum + wild_top + top
-    distinct = _POPCOUNT[tmask] == len(troops)
-    one_color = _POPCOUNT[cmask] <= 1
-    colors = _COLORS_OF[cmask] if cmask else (0, 1, 2, 3, 4, 5)
-    runs = RUN_KEYS[size]
-    if (only < 0 or only == WEDGE) and one_color and distinct:
+    if (only < 0 or only == WEDGE) and one_color:
         for rsum, rmask in runs:  # highest first: none after one at or below the floor
             if WEDGE * RANK_SCALE + rsum <= floor:
                 break
-            if tmask & ~rmask:
-                continue
             missing = rmask & ~tmask
             for col in colors:
                 if wilds:
@@ -316,14 +364,11 @@ def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key
                     return WEDGE * RANK_SCALE + rsum
     if floor >= WEDGE * RANK_SCALE or only == WEDGE:
         return NO_FORMATION
-    if (only < 0 or only == PHALANX) and _POPCOUNT[tmask] <= 1:
-        values = [troops[0] % 10 + 1] if troops else range(10, 0, -1)
-        for v in values:
+    if only < 0 or only == PHALANX:
+        for v in phalanx:
             if PHALANX * RANK_SCALE + size * v <= floor:
                 break
             bit = 1 << (v - 1)
-            if any(not WILD_MASK[w] & bit for w in wilds):
-                continue
             if sum(1 for m in pool if m & bit) >= k:
                 return PHALANX * RANK_SCALE + size * v
     if floor >= PHALANX * RANK_SCALE or only == PHALANX:
@@ -338,13 +383,11 @@ def _best_key(cards: Sequence[int], pool: Pool, size: int, fog: bool, floor: Key
             return BATTALION * RANK_SCALE + tsum + wild_top + best
     if floor >= BATTALION * RANK_SCALE or only == BATTALION:
         return NO_FORMATION
-    if (only < 0 or only == SKIRMISH) and distinct:
+    if (only < 0 or only == SKIRMISH) and runs:
         any_mask = pool[0] | pool[1] | pool[2] | pool[3] | pool[4] | pool[5]
         for rsum, rmask in runs:
             if SKIRMISH * RANK_SCALE + rsum <= floor:
                 break
-            if tmask & ~rmask:
-                continue
             if _assign(rmask & ~tmask, wilds, any_mask) >= 0:
                 return SKIRMISH * RANK_SCALE + rsum
     if floor >= SKIRMISH * RANK_SCALE or only == SKIRMISH:
@@ -395,12 +438,8 @@ def best_completion(
     k = size - len(cards)
     if key < 0 or k == 0:
         return key, ()
-    troops = [c for c in cards if c < TROOP_COUNT]
-    wilds = [c for c in cards if c >= TROOP_COUNT]
-    colors = tuple({c // 10 for c in troops}) or (0, 1, 2, 3, 4, 5)
-    tmask = 0
-    for c in troops:
-        tmask |= 1 << (c % 10)
+    side = shape(cards, size)
+    wilds, tmask, colors = side.wilds, side.values, side.colors
     rank, total = (0, key) if fog else divmod(key, RANK_SCALE)
     added: list[int] = []
     if rank in (WEDGE, SKIRMISH):
@@ -417,7 +456,7 @@ def best_completion(
         bit = 1 << (total // size - 1)
         added = [col * 10 + total // size - 1 for col in range(6) if pool[col] & bit][:k]
     elif rank == BATTALION:
-        top = total - sum(c % 10 + 1 for c in troops) - sum(WILD_TOP[w] for w in wilds)
+        top = total - side.troop_sum - side.wild_top
         col = next(col for col in colors if _TOP[pool[col]][k] == top)
         added = _highest(pool, k, (col,))
     else:  # Host, or any formation under Fog: the highest troops left

@@ -219,61 +219,44 @@ def _fill_p(missing: int, wilds: Sequence[int], pv: Sequence[float]) -> float:
 
 
 def side_dist(cards: Sequence[int], size: int, fog: bool, probs: Probs) -> Dist:
-    """The distribution of the strongest formation this side ends with (see module)."""
+    """The distribution of the strongest formation this side ends with (see module). The
+    categories, runs, values and colors still open are the rules' (:func:`decider.shape`,
+    as :func:`decider.best_key` reads them); only the chances are this module's."""
     k = size - len(cards)
     if k <= 0:
         return Dist(((decider.strength(cards[:size], size, fog), 1.0),), 0.0)
-    troops = [c for c in cards if c < TROOP_COUNT]
-    wilds = tuple(sorted(c for c in cards if c >= TROOP_COUNT))
-    wild_top = sum(decider.WILD_TOP[w] for w in wilds)
-    tsum = sum(c % 10 + 1 for c in troops)
+    side = decider.shape(cards, size)
+    wilds = tuple(sorted(side.wilds))
+    tmask = side.values
+    base = side.troop_sum + side.wild_top
     host_sum, host_p = probs.host[k] if k < len(probs.host) else (0.0, 0.0)
     targets: list[tuple[int, float]] = []
     if fog:
         if host_p > EPS:
-            targets.append((round(tsum + wild_top + host_sum), host_p))
+            targets.append((round(base + host_sum), host_p))
         return _combine(targets)
-    cols = {c // 10 for c in troops}
-    tmask = 0
-    for c in troops:
-        tmask |= 1 << (c % 10)
-    distinct = bin(tmask).count("1") == len(troops)
-    one_color = len(cols) <= 1
-    colors = tuple(cols) if cols else range(6)
-    runs = decider.RUN_KEYS[size]
-    if one_color and distinct:
-        for col in colors:
-            for rsum, rmask in runs:
-                if tmask & ~rmask:
-                    continue
+    if side.one_color:
+        for col in side.colors:
+            for rsum, rmask in side.runs:
                 pr = probs.wedge(col, rmask & ~tmask, wilds)
                 if pr > EPS:
                     targets.append((decider.WEDGE * decider.RANK_SCALE + rsum, pr))
-    if bin(tmask).count("1") <= 1:
-        values = [troops[0] % 10 + 1] if troops else range(10, 0, -1)
-        for v in values:
-            bit = 1 << (v - 1)
-            if any(not decider.WILD_MASK[w] & bit for w in wilds):
-                continue
-            pr = probs.phalanx(v, k)
-            if pr > EPS:
-                targets.append((decider.PHALANX * decider.RANK_SCALE + size * v, pr))
-    if one_color:
-        for col in colors:
+    for v in side.phalanx:
+        pr = probs.phalanx(v, k)
+        if pr > EPS:
+            targets.append((decider.PHALANX * decider.RANK_SCALE + size * v, pr))
+    if side.one_color:
+        for col in side.colors:
             top, pr = probs.battalion(col, k)
             if pr > EPS:
-                targets.append(
-                    (decider.BATTALION * decider.RANK_SCALE + round(tsum + wild_top + top), pr)
-                )
-    if distinct:
-        for rsum, rmask in runs:
-            if tmask & ~rmask:
-                continue
+                targets.append((decider.BATTALION * decider.RANK_SCALE + round(base + top), pr))
+    if side.runs:
+        for rsum, rmask in side.runs:
             pr = probs.skirmish(rmask & ~tmask, wilds)
             if pr > EPS:
                 targets.append((decider.SKIRMISH * decider.RANK_SCALE + rsum, pr))
     if host_p > EPS:
-        targets.append((round(tsum + wild_top + host_sum), host_p))
+        targets.append((round(base + host_sum), host_p))
     return _combine(targets)
 
 
