@@ -6,6 +6,12 @@ It tries every completion of the opponent's side from the unseen pool
 small evaluator. Slow on purpose and simple on purpose: tests compare the solver
 with it, ``verify --deep`` re-decides with it, and the benchmark measures against it.
 
+Independent on purpose: everywhere else each rule and constant of the game has one place
+(the tie rule, the claim pool and the formation size in :mod:`.decider`, the troop/tactic
+boundary in :mod:`.cards`), but this module writes them again, in its own plain way, and
+asks neither. Sharing that code would let one mistake agree with itself; kept apart, the
+oracle catches the decider's mistakes. Do not make it import the rules it checks.
+
 Rules: Formations, Flags; docs/rulings.md 1, 2, 5-8.
 """
 
