@@ -27,7 +27,7 @@ decider|solver/battleline/decider.py||50|60|tests/test_decider.py tests/test_for
 verifier|solver/battleline/claims.py|verify,_verify_valid,_verify_invalid,_check_formation,_say_wilds,_reject|25|60|tests/test_certificate_fields.py tests/test_certificate_file.py tests/test_golden.py tests/test_decider_golden.py tests/test_certificate_verdicts.py
 merkle|proofs/merkle.py||30|30|tests/test_merkle.py tests/test_merkle_exhaustive.py
 certificate|proofs/battleline/certificate.py|_unpack,_identities,from_file_model,load_certificate,verify_bounded,verify_file,_verify|15|60|tests/test_certificate_fields.py tests/test_certificate_file.py tests/test_bounded_verify.py tests/test_certificate_inflate.py tests/test_certificate_verdicts.py
-tiles|proofs/tiles.py||20|30|tests/test_tiles.py
+tiles|proofs/tiles.py||20|30|tests/test_tiles.py tests/test_tiles_edges.py
 T
 )
 
