@@ -47,7 +47,7 @@ from battlejudge.solver.battleline.cards import (
     color_of,
     value_of,
 )
-from battlejudge.solver.battleline.decider import RUNS, Run
+from battlejudge.solver.battleline.decider import FORMATION_SIZES, RUNS, Run, wins_flag
 from battlejudge.solver.battleline.formation import (
     BATTALION,
     CATEGORIES,
@@ -202,6 +202,56 @@ class _Builder:
         lits += [cols[c] for cols in self.wild_colors]
         return self.atleast(("color", c), lits, m)
 
+    def covered(self, v: int, colors: Iterable[int]) -> list[int]:
+        """Literals by which value ``v`` can be in the formation: a troop of one of
+        ``colors`` or a wild card taking ``v``."""
+        return [troop_var(c * 10 + v - 1) for c in colors] + [
+            vals[v] for vals in self.wild_values if v in vals
+        ]
+
+    def wedge(self, c: int, r: Run) -> int:
+        """One card of each value of the run, all of color ``c``: every troop is one of
+        the run's cells, so a face-up cell refutes it by propagation alone."""
+        t = self.new()
+        for v in r.values:
+            self.clauses.append((-t, *self.covered(v, [c])))
+        self.clauses.extend((-t, cols[c]) for cols in self.wild_colors)
+        return t
+
+    def run(self, r: Run) -> int:
+        """One card of each value of the run, any colors; troops off the run excluded."""
+        if r.start not in self.runs:
+            t = self.new()
+            for v in r.values:
+                self.clauses.append((-t, *self.covered(v, range(6))))
+            self.clauses.extend((-t, x) for x in _OFF_RUN[self.key.size, r.start])
+            self.runs[r.start] = t
+        return self.runs[r.start]
+
+    def phalanx(self, v: int) -> int | None:
+        """``n`` cards of value ``v``: every wild takes ``v``, other values excluded."""
+        if any(v not in vals for vals in self.wild_values):
+            return None
+        y = self.value_count(v, self.key.size)
+        if y is None:
+            return None
+        t = self.new()
+        self.clauses.append((-t, y))
+        self.clauses.extend((-t, vals[v]) for vals in self.wild_values)
+        self.clauses.extend((-t, x) for x in _NOT_VALUE[v])
+        return t
+
+    def one_color(self, c: int) -> int | None:
+        """``n`` cards of color ``c``: every wild takes ``c``, other colors excluded."""
+        z = self.color_count(c, self.key.size)
+        if z is None:
+            return None
+        t = self.new()
+        self.clauses.append((-t, z))
+        self.clauses.extend((-t, cols[c]) for cols in self.wild_colors)
+        self.clauses.extend((-t, x) for x in _NOT_COLOR[c])
+        return t
+
     def multiset(self, values: tuple[int, ...]) -> int:
         """A variable implying the cards' values are exactly ``values`` (n cards)."""
         if values not in self.multisets:
@@ -214,13 +264,16 @@ class _Builder:
 
 
 _MULTISETS = {
-    n: [(ms, sum(ms)) for ms in combinations_with_replacement(range(10, 0, -1), n)] for n in (3, 4)
+    n: [(ms, sum(ms)) for ms in combinations_with_replacement(range(10, 0, -1), n)]
+    for n in FORMATION_SIZES
 }
 """Every multiset of values a formation of 3 or 4 cards can have, with its sum."""
 
 
 def _beats(total: int, key: EncodingKey) -> bool:
-    return total > key.total or (key.ties_lost and total == key.total)
+    """Does a formation of the claim's category with sum ``total`` beat the claim? The tie
+    rule (docs/rulings.md 7) is the decider's."""
+    return wins_flag(total, key.total, key.ties_lost)  # ties_lost: the opponent was first
 
 
 _Multiset = tuple[tuple[int, ...], int]
@@ -291,57 +344,6 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
     b.clauses.extend(at_most)
 
     runs = RUNS[n]
-    all_wild_values = [vals for vals in b.wild_values]
-
-    def covered(v: int, colors: Iterable[int]) -> list[int]:
-        """Literals by which value ``v`` can be in the formation: a troop of one of
-        ``colors`` or a wild card taking ``v``."""
-        return [troop_var(c * 10 + v - 1) for c in colors] + [
-            vals[v] for vals in all_wild_values if v in vals
-        ]
-
-    def wedge(c: int, r: Run) -> int:
-        """One card of each value of the run, all of color ``c``: every troop is one of
-        the run's cells, so a face-up cell refutes it by propagation alone."""
-        t = b.new()
-        for v in r.values:
-            b.clauses.append((-t, *covered(v, [c])))
-        b.clauses.extend((-t, cols[c]) for cols in b.wild_colors)
-        return t
-
-    def run(r: Run) -> int:
-        """One card of each value of the run, any colors; troops off the run excluded."""
-        if r.start not in b.runs:
-            t = b.new()
-            for v in r.values:
-                b.clauses.append((-t, *covered(v, range(6))))
-            b.clauses.extend((-t, x) for x in _OFF_RUN[n, r.start])
-            b.runs[r.start] = t
-        return b.runs[r.start]
-
-    def phalanx(v: int) -> int | None:
-        """``n`` cards of value ``v``: every wild takes ``v``, other values excluded."""
-        if any(v not in vals for vals in all_wild_values):
-            return None
-        y = b.value_count(v, n)
-        if y is None:
-            return None
-        t = b.new()
-        b.clauses.append((-t, y))
-        b.clauses.extend((-t, vals[v]) for vals in all_wild_values)
-        b.clauses.extend((-t, x) for x in _NOT_VALUE[v])
-        return t
-
-    def one_color(c: int) -> int | None:
-        """``n`` cards of color ``c``: every wild takes ``c``, other colors excluded."""
-        z = b.color_count(c, n)
-        if z is None:
-            return None
-        t = b.new()
-        b.clauses.append((-t, z))
-        b.clauses.extend((-t, cols[c]) for cols in b.wild_colors)
-        b.clauses.extend((-t, x) for x in _NOT_COLOR[c])
-        return t
 
     def value_sums() -> list[int]:
         return [
@@ -361,19 +363,19 @@ def encode_key(key: EncodingKey, fixed: frozenset[Troop] = frozenset()) -> Encod
             good_runs = [
                 r for r in runs if fits_run(r) and (not conditional or _beats(r.total, key))
             ]
-            needs = [[wedge(c, r) for c in range(6) if fits_color(c) for r in good_runs]]
+            needs = [[b.wedge(c, r) for c in range(6) if fits_color(c) for r in good_runs]]
         elif name == PHALANX:
             good = [v for v in range(10, 0, -1) if not conditional or _beats(n * v, key)]
             good = [v for v in good if fits_values((v,) * n)]
-            needs = [[t for v in good if (t := phalanx(v)) is not None]]
+            needs = [[t for v in good if (t := b.phalanx(v)) is not None]]
         elif name == BATTALION:
-            colors = [t for c in range(6) if fits_color(c) and (t := one_color(c)) is not None]
+            colors = [t for c in range(6) if fits_color(c) and (t := b.one_color(c)) is not None]
             needs = [colors] + ([value_sums()] if conditional else [])
         elif name == SKIRMISH:
             good_runs = [
                 r for r in runs if fits_run(r) and (not conditional or _beats(r.total, key))
             ]
-            needs = [[run(r) for r in good_runs]]
+            needs = [[b.run(r) for r in good_runs]]
         else:
             needs = [value_sums()]
         for options in needs:
