@@ -15,7 +15,7 @@ baseline measured in the same run.
    (:func:`battlejudge.bench.attack.batch_client`); each phase lasts twice a throughput
    point, since a logged claim waits for its commit and the victim asks few.
 3. **Inclusion proofs**: a log of ``records`` signed records built with its tiles
-   (:func:`battlejudge.proofs.synthetic.build_synthetic_log`), served by ``battlejudge
+   (:func:`battlejudge.bench.synthetic_log.build_synthetic_log`), served by ``battlejudge
    serve --log``; how long the service takes to start on it, and the client's wall time
    of ``GET /v1/log/proof/SEQ`` for random records (a few proofs checked with the log's
    key); baseline: the same on a 1,000-record log.

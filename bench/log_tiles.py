@@ -43,8 +43,8 @@ class ProofTimes:
 
 
 def build_log(path: str | Path, records: int, key: Ed25519PrivateKey) -> BuildFigure:
-    """:func:`~battlejudge.proofs.synthetic.build_synthetic_log`, timed."""
-    from battlejudge.proofs.synthetic import build_synthetic_log
+    """:func:`~battlejudge.bench.synthetic_log.build_synthetic_log`, timed."""
+    from battlejudge.bench.synthetic_log import build_synthetic_log
 
     start = time.perf_counter()
     size, _ = build_synthetic_log(path, records, key)

@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 import battlejudge.proofs.audit as audit_module
+from battlejudge.bench.synthetic_log import build_synthetic_log
 from battlejudge.cli.main import cli
 from battlejudge.proofs.audit import (
     LoggedRecords,
@@ -53,7 +54,6 @@ from battlejudge.proofs.log import (
 from battlejudge.proofs.merkle import MerkleTree, leaf_hash
 from battlejudge.proofs.repair import repair_log
 from battlejudge.proofs.store import Mark, iter_store, read_store
-from battlejudge.proofs.synthetic import build_synthetic_log
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import BattlejudgeError, InputError, VerificationError, invalid
 

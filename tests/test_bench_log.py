@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from battlejudge.bench.synthetic_log import build_synthetic_log
 from battlejudge.proofs.log import EPOCH, ProofLog, checkpoint_path, tiles_path
 from battlejudge.proofs.logview import open_view
-from battlejudge.proofs.synthetic import build_synthetic_log
 from battlejudge.proofs.transparency import verify_inclusion_proof
 
 MAIN = (sys.executable, "-c", "from battlejudge.cli.main import main; main()")
@@ -110,9 +110,9 @@ def test_bench_log_quick_reports_every_figure(pg_url: str) -> None:
 
 def test_bench_log_refuses_a_database_holding_a_log(pg_url: str) -> None:
     """The bench signs with a key of its own: it starts a log, never continues one."""
+    from battlejudge.bench.synthetic_log import synthetic_claim
     from battlejudge.proofs.log import append_proved
     from battlejudge.proofs.store import open_store
-    from battlejudge.proofs.synthetic import synthetic_claim
 
     store = open_store(pg_url, KEY, create=True)
     append_proved(store, synthetic_claim())

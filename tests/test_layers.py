@@ -218,3 +218,204 @@ def test_the_checks_catch_violations(tmp_path: Path) -> None:
         "solver/w.py: solver imports battlejudge.__main__",
         "solver/y.py: solver imports battlejudge.apps.protocol.referee",
     ]
+
+
+# -- import cycles -------------------------------------------------------------------------------
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def module_names(root: Path) -> dict[str, Path]:
+    """Every module of the namespace under ``root`` by its dotted name, as pyproject's
+    package-dir maps the folders."""
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    out = {}
+    for package, folder in pyproject["tool"]["setuptools"]["package-dir"].items():
+        for path in (root / folder).rglob("*.py"):
+            parts = list(path.relative_to(root / folder).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join([package, *parts])] = path
+    return out
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Each module's imports of the namespace's modules, at any depth (function-local
+    imports too, which hide a cycle from Python but not from a reader), except those under
+    ``if TYPE_CHECKING:`` (annotations only, never run). ``from P import M`` of a module M
+    counts as importing M; of a name, as importing P."""
+    modules = module_names(root)
+
+    def owner(name: str) -> str | None:
+        while name and name not in modules:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {
+            id(n)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.If) and _is_type_checking(node)
+            for stmt in node.body
+            for n in ast.walk(stmt)
+        }
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        deps: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package
+                    for _ in range(node.level - 1):
+                        up = up.rpartition(".")[0]
+                    base = f"{up}.{base}" if base else up
+                targets = [
+                    f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+                    for a in node.names
+                ]
+            for target in targets:
+                found = owner(target) if target.startswith(TOP) else None
+                if found is not None and found != name:
+                    deps.add(found)
+        graph[name] = deps
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``graph``: its strongly connected components of more than one
+    module (Tarjan's algorithm, iterative), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    top = stack.pop()
+                    on_stack.discard(top)
+                    component.append(top)
+                    if top == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycles() -> None:
+    """No two modules import each other, directly or around a loop, even through imports
+    inside functions (issue 35: such cycles hid between proofs.store and proofs.pglog,
+    engines.games and engines.records, apps.service and apps.web)."""
+    found = cycles(import_graph(ROOT))
+    assert not found, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_the_cycle_check_sees_function_local_imports(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.setuptools.package-dir]\n"battlejudge.proofs" = "proofs"\n'
+    )
+    proofs = tmp_path / "proofs"
+    proofs.mkdir()
+    (proofs / "__init__.py").write_text("")
+    (proofs / "a.py").write_text("from battlejudge.proofs.b import x\n")
+    (proofs / "b.py").write_text("def f():\n    from battlejudge.proofs import a\n")
+    (proofs / "c.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from battlejudge.proofs.d import y\n"
+    )
+    (proofs / "d.py").write_text("from battlejudge.proofs.c import z\n")
+    graph = import_graph(tmp_path)
+    assert graph["battlejudge.proofs.c"] == set()  # annotations only
+    assert cycles(graph) == [["battlejudge.proofs.a", "battlejudge.proofs.b"]]
+
+
+# -- generic code names no game -----------------------------------------------------------------
+def game_packages(root: Path) -> set[str]:
+    """The games' folder names: every package under engines/ (each game has one)."""
+    return {p.parent.name for p in (root / RULES).glob("*/__init__.py")}
+
+
+ONE_GAME: dict[str, str] = {
+    "apps/claim_work.py": "the service's claims are Battle Line's flag claims",
+    "apps/routes/": "the JSON API's claims, positions and certificates are Battle Line's",
+    "apps/audit_games.py": "only Battle Line's games log claims (GameInfo.logs_claims)",
+    "apps/protocol/": "the community bot protocol is Battle Line's",
+    "apps/web/": "the web table shows and judges Battle Line positions and games",
+    "apps/rl/": "each game's tensors and action codecs (the game lists come from the registry)",
+    "bench/": "benchmarks time named games' questions, bots and pages",
+    "cli/bench.py": "the benchmarks' options name the games they time",
+    "cli/claims.py": "claim, claims, formation and verify ask Battle Line's flag questions",
+    "cli/demo.py": "the demo is the rulebook's Battle Line examples",
+    "cli/referee.py": "the community bot protocol is Battle Line's",
+    "examples/": "the bundled examples are games' own positions and records",
+}
+"""Modules outside a game's folder that serve one game by design, each with the reason.
+Everything else outside a game's folder is generic and imports no game."""
+
+
+def generic_problems(root: Path) -> list[str]:
+    """Every import of a game's modules by a module outside every game's folder (and not in
+    :data:`ONE_GAME`). Registries name their games' modules as strings, not imports."""
+    games = game_packages(root)
+    bad = []
+    for layer in sorted(FOLDERS):
+        for path in sorted((root / layer).rglob("*.py")):
+            where = path.relative_to(root)
+            if games & set(where.with_suffix("").parts) or any(
+                where.as_posix().startswith(p) for p in ONE_GAME
+            ):
+                continue
+            for name in _imports(path):
+                if name.startswith(f"{TOP}.") and games & set(name.split(".")):
+                    bad.append(f"{where}: a generic module imports {name}")
+    return bad
+
+
+def test_generic_modules_import_no_game() -> None:
+    stale = [where for where in ONE_GAME if not (ROOT / where).exists()]
+    assert not stale, f"ONE_GAME names what is not there: {stale}"
+    bad = generic_problems(ROOT)
+    assert not bad, "\n".join(bad)
+
+
+def test_the_generic_check_catches_a_game_import(tmp_path: Path) -> None:
+    (tmp_path / "engines" / "chess").mkdir(parents=True)
+    (tmp_path / "engines" / "chess" / "__init__.py").write_text("")
+    (tmp_path / "engines" / "chess" / "rules.py").write_text("import battlejudge.solver.chess\n")
+    (tmp_path / "proofs").mkdir()
+    (tmp_path / "proofs" / "log.py").write_text("from battlejudge.solver.chess import mate\n")
+    assert generic_problems(tmp_path) == [
+        "proofs/log.py: a generic module imports battlejudge.solver.chess"
+    ]

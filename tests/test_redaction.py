@@ -37,7 +37,6 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from battlejudge.cli.main import cli
-from battlejudge.proofs.log import append_proved
 from battlejudge.proofs.backends import (
     HIDDEN,
     WITHHELD,
@@ -46,6 +45,7 @@ from battlejudge.proofs.backends import (
     redact_message,
     redact_urls,
 )
+from battlejudge.proofs.log import append_proved
 from battlejudge.proofs.store import open_store
 from battlejudge.solver import battleline as bl
 
