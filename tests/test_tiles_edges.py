@@ -15,6 +15,7 @@ from battlejudge.proofs.tiles import (
     TileState,
     _Cache,
     bundle_entries,
+    bundle_entry,
     encode_bundle,
 )
 from battlejudge.solver.errors import InputError
@@ -78,3 +79,16 @@ def test_the_tile_cache_evicts_the_least_recently_used_within_its_budget() -> No
     cache.put("big", "BIG", 500)  # over budget: everything older goes, the newest stays
     assert cache.get("big") == "BIG" and cache.get("a") is None and cache.get("c") is None
     assert cache.used == 500
+
+
+@pytest.mark.parametrize("extra", [b"\x00", b"\x00\x00", b"junk"])
+def test_a_bundle_with_bytes_past_its_entries_is_refused(extra: bytes) -> None:
+    # A bundle of ``width`` entries is exactly those entries: anything after the last one
+    # means it is not that bundle (bundle_entries and bundle_entry alike).
+    data = encode_bundle([b"a", b"bc"])
+    assert bundle_entry(data, 2, 1) == b"bc"
+    for index in (0, 1):
+        with pytest.raises(TileError, match="not a bundle of 2 entries"):
+            bundle_entry(data + extra, 2, index)
+    with pytest.raises(TileError, match="not a bundle of 2 entries"):
+        bundle_entries(data + extra, 2)
