@@ -131,6 +131,19 @@ PHASE_NAMES = (
     "over",
 )
 
+_STEPS_OF_KIND: dict[int, tuple[int, ...]] = {
+    PLAY: (PLAY_PHASE,),
+    SCOUT: (PLAY_PHASE,),
+    REDEPLOY: (PLAY_PHASE,),
+    DESERTER: (PLAY_PHASE,),
+    TRAITOR: (PLAY_PHASE,),
+    PASS: (PLAY_PHASE,),
+    DRAW: (DRAW_PHASE, SCOUT_DRAW),
+    RETURN: (SCOUT_RETURN,),
+    DISCARD: (MUD_DISCARD,),
+    END_CLAIMS: (CLAIM_START, CLAIM_END),
+}
+"""The steps of the turn at which each kind of action (but a claim) may be taken."""
 _CARD_ACTIONS = [Action(CARD, card=c) for c in ALL_CARDS]
 """The chance outcome of each card, made once (Actions are frozen)."""
 _ACTION_ORDER = attrgetter("kind", "card", "flag", "source", "deck")
@@ -526,38 +539,8 @@ class BattleLineState(GameState[Action]):
         k = action.kind
         step = PHASE_NAMES[self.phase]
         if k == CLAIM:
-            if not 1 <= action.flag <= FLAGS:
-                return f"there is no {note} {action.flag}"
-            if not self.claim_window_open():
-                return (
-                    f"{text}: claims are made at the start of the turn"
-                    + (
-                        ""
-                        if self.config.claim_timing == "advanced"
-                        else " or after playing, before drawing"
-                    )
-                    + f" (docs/rulings.md 14); now: {step}"
-                )
-            try:
-                proof = self.judge_claim(action.flag, self.to_move)
-            except IllegalActionError as e:
-                return f"{text}: {e}"
-            if proof.witness is not None:
-                return f"{name} cannot claim {note} {action.flag}: {proof.explanation[0]}"
-            return f"{text} is not legal now ({step}, {name} to act)"
-        wanted = {
-            PLAY: (PLAY_PHASE,),
-            SCOUT: (PLAY_PHASE,),
-            REDEPLOY: (PLAY_PHASE,),
-            DESERTER: (PLAY_PHASE,),
-            TRAITOR: (PLAY_PHASE,),
-            PASS: (PLAY_PHASE,),
-            DRAW: (DRAW_PHASE, SCOUT_DRAW),
-            RETURN: (SCOUT_RETURN,),
-            DISCARD: (MUD_DISCARD,),
-            END_CLAIMS: (CLAIM_START, CLAIM_END),
-        }.get(k, ())
-        if self.phase not in wanted:
+            return self._why_claim_illegal(action, text, name, step)
+        if self.phase not in _STEPS_OF_KIND.get(k, ()):
             return f"{text}: not at this step of the turn (now: {step}, {name} to act)"
         hand = self.hands[who]
         if k == PASS:
@@ -608,28 +591,63 @@ class BattleLineState(GameState[Action]):
                     f"({len(f.sides[who])} of {f.size} cards)"
                 )
         if k in (REDEPLOY, DESERTER, TRAITOR):
-            owner = who if k == REDEPLOY else 1 - who
-            src = self.flag(target)
-            on_side = any(p.card == action.card for p in src.sides[owner])
-            env = any(p.card == action.card and p.owner == owner for p in src.environment)
-            if not on_side and not env:
-                return f"{text}: {card} is not on {PLAYERS[owner]}'s side of {note} {target}"
-            if env and not self.config.environment_removable:
-                return (
-                    f"{text}: played Fog and Mud stay until the end of the game "
-                    f"(docs/rulings.md 10, environment_removable=false)"
-                )
-            if k == TRAITOR and action.card >= TROOP_COUNT:
-                return f"{text}: Traitor takes a troop, never a tactic (docs/rulings.md 9)"
-            dest = action.flag
-            if k in (REDEPLOY, TRAITOR) and dest != DISCARD_PILE:
-                if not 1 <= dest <= FLAGS:
-                    return f"{text}: there is no {note} {dest}"
-                if dest == target:
-                    return f"{text}: the card must go to another {note}"
-                if not env and not self.flag(dest).open_slot(who):
-                    return f"{text}: {name} has no open slot at {note} {dest}"
+            why = self._why_guile_illegal(action, text, who, card)
+            if why is not None:
+                return why
         return f"{text} is not legal now ({step}, {name} to act)"
+
+    def _why_claim_illegal(self, action: Action, text: str, name: str, step: str) -> str:
+        """:meth:`why_illegal` for a claim: no such flag, out of its time (docs/rulings.md
+        14), or refuted (the solver's witness)."""
+        note = self.naming.flag
+        if not 1 <= action.flag <= FLAGS:
+            return f"there is no {note} {action.flag}"
+        if not self.claim_window_open():
+            return (
+                f"{text}: claims are made at the start of the turn"
+                + (
+                    ""
+                    if self.config.claim_timing == "advanced"
+                    else " or after playing, before drawing"
+                )
+                + f" (docs/rulings.md 14); now: {step}"
+            )
+        try:
+            proof = self.judge_claim(action.flag, self.to_move)
+        except IllegalActionError as e:
+            return f"{text}: {e}"
+        if proof.witness is not None:
+            return f"{name} cannot claim {note} {action.flag}: {proof.explanation[0]}"
+        return f"{text} is not legal now ({step}, {name} to act)"
+
+    def _why_guile_illegal(self, action: Action, text: str, who: int, card: str) -> str | None:
+        """:meth:`why_illegal` for Redeploy, Deserter and Traitor once the source flag is
+        unclaimed: the card is not there, Fog and Mud stay (docs/rulings.md 10), Traitor on a
+        tactic (9), a destination that is no flag, the same flag or full; None if none."""
+        k, note, name = action.kind, self.naming.flag, PLAYERS[who]
+        target = action.source
+        owner = who if k == REDEPLOY else 1 - who
+        src = self.flag(target)
+        on_side = any(p.card == action.card for p in src.sides[owner])
+        env = any(p.card == action.card and p.owner == owner for p in src.environment)
+        if not on_side and not env:
+            return f"{text}: {card} is not on {PLAYERS[owner]}'s side of {note} {target}"
+        if env and not self.config.environment_removable:
+            return (
+                f"{text}: played Fog and Mud stay until the end of the game "
+                f"(docs/rulings.md 10, environment_removable=false)"
+            )
+        if k == TRAITOR and action.card >= TROOP_COUNT:
+            return f"{text}: Traitor takes a troop, never a tactic (docs/rulings.md 9)"
+        dest = action.flag
+        if k in (REDEPLOY, TRAITOR) and dest != DISCARD_PILE:
+            if not 1 <= dest <= FLAGS:
+                return f"{text}: there is no {note} {dest}"
+            if dest == target:
+                return f"{text}: the card must go to another {note}"
+            if not env and not self.flag(dest).open_slot(who):
+                return f"{text}: {name} has no open slot at {note} {dest}"
+        return None
 
     def child(self, action: Action) -> BattleLineState:
         """A copy with ``action`` applied (checked); this state is left as it was (an
