@@ -92,3 +92,13 @@ def test_a_bundle_with_bytes_past_its_entries_is_refused(extra: bytes) -> None:
             bundle_entry(data + extra, 2, index)
     with pytest.raises(TileError, match="not a bundle of 2 entries"):
         bundle_entries(data + extra, 2)
+
+
+def test_a_reader_answers_for_its_own_tree_only() -> None:
+    # The log has grown past the reader's size: a leaf beyond that size is refused by name,
+    # not read from the bigger tree's tiles.
+    _, tiles = _log(2 * WIDTH + 3)
+    reader = TileReader(tiles.get, WIDTH)
+    assert reader.leaf(WIDTH - 1) == leaf_hash((WIDTH - 1).to_bytes(2, "big"))
+    with pytest.raises(TileError, match=f"beyond a tree of {WIDTH} leaves"):
+        reader.leaf(WIDTH)
