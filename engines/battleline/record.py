@@ -343,16 +343,7 @@ def replay(
     Stops at the first illegal move or unjustified claim and reports it with its turn.
     ``upto_turn`` stops before that turn (for showing a position).
     """
-    state = BattleLineState(rec.config(), rec.first())
-    if rec.troops_only():
-        remove_tactics(state)
-    north, south = rec.deal()
-    order = (north, south) if state.first == NORTH else (south, north)
-    for dealt in [*order[0], *order[1]]:
-        action = Action(CARD, card=dealt)
-        if action not in state.legal_actions():
-            raise RecordError(f"the deal gives {card_name(dealt)} twice")
-        state.apply_action_unchecked(action)
+    state = _dealt(rec)
     for turn in rec.turns:
         line = turn.line_number
         if upto_turn is not None and turn.number >= upto_turn:
@@ -374,43 +365,9 @@ def replay(
         if on_step is not None:
             on_step(state, turn.number)
         for token in turn.tokens:
-            try:
-                actions, card = _token_actions(token)
-            except InputError as e:
-                raise RecordError(f"line {line}: {e}") from None
-            place = "the deck" if card is None else state.where(card)
-            if not place.endswith("deck"):
-                # a hand with a card that is elsewhere cannot exist: bad input
-                raise RecordError(
-                    f"line {line}: {token}: {state.naming.card(card or 0)} is already in {place}"
-                )
-            for action in actions:
-                is_claim = action.kind == CLAIM
-                if is_claim and action not in state.legal_actions():
-                    return _refused_claim(state, action, token, problem)
-                if not is_claim and state.phase in (CLAIM_START, CLAIM_END):
-                    state.apply_action(Action(END_CLAIMS))
-                try:
-                    state.apply_action(action)
-                except IllegalActionError as e:
-                    # why_illegal names the action and the rule it breaks (docs/rulings.md)
-                    said = str(e)
-                    shown = action.notation(state.naming).lower()
-                    return problem(
-                        "illegal", said if said.lower().startswith(shown) else f"{token}: {said}"
-                    )
-                if is_claim:
-                    bl.verify(state.claims[-1].proof)  # the fresh proof checks
-            if card is not None:
-                try:
-                    got = _receive(state, card)
-                except IllegalActionError as e:
-                    return problem("illegal", f"{token}: {e}")
-                if got != card:
-                    return problem(
-                        "mismatch",
-                        f"{token}: the card on top is {card_name(got)}, not {card_name(card)}",
-                    )
+            stopped = _play_token(state, token, line, problem)
+            if stopped is not None:
+                return stopped
             if on_step is not None:
                 on_step(state, turn.number)
         # Claims not made are implied: close the claim window the line ends in.
@@ -422,6 +379,75 @@ def replay(
             state.apply_action(Action(END_CLAIMS))
     if upto_turn is not None:
         return ReplayReport(state, len(state.claims), None)
+    return _ended(state, rec)
+
+
+def _dealt(rec: GameRecord) -> BattleLineState:
+    """The game of ``rec`` after its deal (tactics removed for a troops-only record)."""
+    state = BattleLineState(rec.config(), rec.first())
+    if rec.troops_only():
+        remove_tactics(state)
+    north, south = rec.deal()
+    order = (north, south) if state.first == NORTH else (south, north)
+    for dealt in [*order[0], *order[1]]:
+        action = Action(CARD, card=dealt)
+        if action not in state.legal_actions():
+            raise RecordError(f"the deal gives {card_name(dealt)} twice")
+        state.apply_action_unchecked(action)
+    return state
+
+
+def _play_token(
+    state: BattleLineState,
+    token: str,
+    line: int,
+    problem: Callable[[str, str], ReplayReport],
+) -> ReplayReport | None:
+    """Play one token of a turn (its actions, then the card it draws); the report of the
+    first illegal action, refused claim or wrong card, or None when all of it plays."""
+    try:
+        actions, card = _token_actions(token)
+    except InputError as e:
+        raise RecordError(f"line {line}: {e}") from None
+    place = "the deck" if card is None else state.where(card)
+    if not place.endswith("deck"):
+        # a hand with a card that is elsewhere cannot exist: bad input
+        raise RecordError(
+            f"line {line}: {token}: {state.naming.card(card or 0)} is already in {place}"
+        )
+    for action in actions:
+        is_claim = action.kind == CLAIM
+        if is_claim and action not in state.legal_actions():
+            return _refused_claim(state, action, token, problem)
+        if not is_claim and state.phase in (CLAIM_START, CLAIM_END):
+            state.apply_action(Action(END_CLAIMS))
+        try:
+            state.apply_action(action)
+        except IllegalActionError as e:
+            # why_illegal names the action and the rule it breaks (docs/rulings.md)
+            said = str(e)
+            shown = action.notation(state.naming).lower()
+            return problem(
+                "illegal", said if said.lower().startswith(shown) else f"{token}: {said}"
+            )
+        if is_claim:
+            bl.verify(state.claims[-1].proof)  # the fresh proof checks
+    if card is not None:
+        try:
+            got = _receive(state, card)
+        except IllegalActionError as e:
+            return problem("illegal", f"{token}: {e}")
+        if got != card:
+            return problem(
+                "mismatch",
+                f"{token}: the card on top is {card_name(got)}, not {card_name(card)}",
+            )
+    return None
+
+
+def _ended(state: BattleLineState, rec: GameRecord) -> ReplayReport:
+    """The report once every turn of ``rec`` is played: its forfeit applied, and its
+    Result tag checked against how the game stands."""
     last_turn = rec.turns[-1].number if rec.turns else 0
     if rec.forfeit is not None:
         if state.is_terminal():
@@ -435,7 +461,7 @@ def replay(
         state.forfeit(*rec.forfeit)
     claimed = rec.tags.get("Result")
     actual = result_tag(state)
-    if claimed is None and upto_turn is None:
+    if claimed is None:
         end = rec.forfeit_line or (rec.turns[-1].line_number if rec.turns else 0)
         return ReplayReport(
             state,
