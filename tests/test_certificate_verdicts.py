@@ -55,3 +55,15 @@ def test_verify_file_re_decides_with_the_oracle_only_when_asked(
     assert searches == []
     assert verify_file(path, deep=True, time_limit=None).verdict == "invalid"
     assert searches == [True]
+
+
+def test_a_face_up_witness_card_is_named() -> None:
+    # docs/rulings.md 5: a witness adds troops that are not face up. The rejection names
+    # the witness's face-up card (B7, seen), not another face-up card of the table.
+    cert = bl.prove(FAILS).certificate
+    assert cert.witness is not None
+    bad = bl.Witness(
+        added=(bl.Card.parse("B7"), bl.Card.parse("B9")), formation=cert.witness.formation
+    )
+    with pytest.raises(VerificationError, match="witness card B7 is face up"):
+        bl.verify(dataclasses.replace(cert, witness=bad))
