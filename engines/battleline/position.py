@@ -8,6 +8,7 @@ it is; optionally the hands and the decks (top card first).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,6 +33,7 @@ from battlejudge.engines.battleline.state import (
     HAND_SIZE,
     PLAYERS,
     BattleLineState,
+    Flag,
     Placed,
 )
 from battlejudge.engines.seats import Seat, player_index
@@ -148,37 +150,7 @@ def to_state(pos: PositionFile) -> BattleLineState:
         seen[code] = path
 
     for i, (flag, fs) in enumerate(zip(s.flags, pos.flags, strict=True)):
-        for e_i, env in enumerate(fs.environment):
-            path = f"flags[{i}].environment[{e_i}]"
-            code = _card(env.card, path)
-            if code not in ENVIRONMENT:
-                raise RuleError(f"{path}: {env.card} is not an environment tactic (fog, mud)")
-            place(code, path)
-            flag.environment.append(Placed(code, env.turn, PLAYERS.index(env.player)))
-        for side, name in enumerate(PLAYERS):
-            cards = getattr(fs, name)
-            for c_i, pc in enumerate(cards):
-                path = f"flags[{i}].{name}[{c_i}]"
-                code = _card(pc.card, path)
-                if code >= TROOP_COUNT and code not in MORALE:
-                    raise RuleError(f"{path}: {pc.card} cannot stand in a formation")
-                if pc.turn > pos.turn:
-                    raise RuleError(f"{path}: placed at turn {pc.turn}, after turn {pos.turn}")
-                place(code, path)
-                flag.sides[side].append(Placed(code, pc.turn))
-            if len(cards) > flag.size:
-                raise RuleError(
-                    f"flags[{i}].{name}: {len(cards)} cards"
-                    + (" without Mud" if not flag.has(MUD) else f", more than {flag.size}")
-                )
-        if fs.claimed_by is not None:
-            owner = PLAYERS.index(fs.claimed_by)
-            if len(flag.sides[owner]) != flag.size:
-                raise RuleError(
-                    f"flags[{i}]: claimed by {fs.claimed_by} with "
-                    f"{len(flag.sides[owner])} cards, fewer than a formation of {flag.size}"
-                )
-            flag.claimed_by = owner
+        _place_flag(flag, fs, i, pos.turn, place)
     for side, name in enumerate(PLAYERS):
         for c_i, text in enumerate(getattr(pos.discards, name)):
             path = f"discards.{name}[{c_i}]"
@@ -203,6 +175,59 @@ def to_state(pos: PositionFile) -> BattleLineState:
         raise RuleError(
             "tactics_played: one player is more than one tactic ahead (docs/rulings.md 11)"
         )
+    _place_hands_and_decks(s, pos, place, seen)
+    if pos.hands is not None and pos.decks is not None and len(seen) != len(ALL_CARDS):
+        missing = [card_name(c) for c in ALL_CARDS if c not in seen]
+        raise RuleError(f"hands and decks are given, but {', '.join(missing[:5])} are nowhere")
+    s.settle()
+    return s
+
+
+def _place_flag(
+    flag: Flag, fs: FlagState, i: int, turn: int, place: Callable[[int, str], None]
+) -> None:
+    """Set up flag ``i`` (0-based) of a position from its file entry ``fs``: the environment,
+    both sides (placed no later than ``turn``, complete at most) and who claimed it; raises
+    naming the JSON path."""
+    for e_i, env in enumerate(fs.environment):
+        path = f"flags[{i}].environment[{e_i}]"
+        code = _card(env.card, path)
+        if code not in ENVIRONMENT:
+            raise RuleError(f"{path}: {env.card} is not an environment tactic (fog, mud)")
+        place(code, path)
+        flag.environment.append(Placed(code, env.turn, PLAYERS.index(env.player)))
+    for side, name in enumerate(PLAYERS):
+        cards = getattr(fs, name)
+        for c_i, pc in enumerate(cards):
+            path = f"flags[{i}].{name}[{c_i}]"
+            code = _card(pc.card, path)
+            if code >= TROOP_COUNT and code not in MORALE:
+                raise RuleError(f"{path}: {pc.card} cannot stand in a formation")
+            if pc.turn > turn:
+                raise RuleError(f"{path}: placed at turn {pc.turn}, after turn {turn}")
+            place(code, path)
+            flag.sides[side].append(Placed(code, pc.turn))
+        if len(cards) > flag.size:
+            raise RuleError(
+                f"flags[{i}].{name}: {len(cards)} cards"
+                + (" without Mud" if not flag.has(MUD) else f", more than {flag.size}")
+            )
+    if fs.claimed_by is not None:
+        owner = PLAYERS.index(fs.claimed_by)
+        if len(flag.sides[owner]) != flag.size:
+            raise RuleError(
+                f"flags[{i}]: claimed by {fs.claimed_by} with "
+                f"{len(flag.sides[owner])} cards, fewer than a formation of {flag.size}"
+            )
+        flag.claimed_by = owner
+
+
+def _place_hands_and_decks(
+    s: BattleLineState, pos: PositionFile, place: Callable[[int, str], None], seen: dict[int, str]
+) -> None:
+    """Deal the hands and decks a position file gives (each deck in its known order, top
+    first in the file); without decks every card not ``seen`` elsewhere is in its deck in
+    unknown order. Raises naming the JSON path."""
     if pos.hands is not None:
         for side, name in enumerate(PLAYERS):
             cards = getattr(pos.hands, name)
@@ -233,11 +258,6 @@ def to_state(pos: PositionFile) -> BattleLineState:
     else:
         s.unknown[0].extend(c for c in TROOPS if c not in seen)
         s.unknown[1].extend(c for c in TACTIC_CARDS if c not in seen)
-    if pos.hands is not None and pos.decks is not None and len(seen) != len(ALL_CARDS):
-        missing = [card_name(c) for c in ALL_CARDS if c not in seen]
-        raise RuleError(f"hands and decks are given, but {', '.join(missing[:5])} are nowhere")
-    s.settle()
-    return s
 
 
 def from_state(s: BattleLineState, *, hidden: bool = False) -> PositionFile:
