@@ -108,3 +108,17 @@ def test_one_kind_golden() -> None:
         decider.SKIRMISH: decider.SKIRMISH * decider.RANK_SCALE + 12,
         decider.HOST: decider.HOST * decider.RANK_SCALE + 19,
     }
+
+
+def test_a_key_unpacks_to_its_rank_and_sum() -> None:
+    # decider module docstring: a key is ``rank * RANK_SCALE + sum``, ranks Host 0 to
+    # Wedge 4 (docs/rulings.md 1), sums up to 40 (four 10s under Mud).
+    for rank in KINDS:
+        for total in range(41):
+            key = rank * decider.RANK_SCALE + total
+            assert (decider.rank_of(key), decider.sum_of(key)) == (rank, total)
+    # The rulebook's Wedge R4 R5 R3 (FORMATIONS) and Mud Phalanx of four 7s.
+    wedge = decider.strength([bl.Card.parse(t).code for t in ("R4", "R5", "R3")])
+    assert (decider.rank_of(wedge), decider.sum_of(wedge)) == (decider.WEDGE, 12)
+    sevens = decider.strength([bl.Card.parse(t).code for t in ("R7", "B7", "G7", "Y7")], 4)
+    assert (decider.rank_of(sevens), decider.sum_of(sevens)) == (decider.PHALANX, 28)
