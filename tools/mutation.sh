@@ -8,7 +8,11 @@
 #   MUTATION_FULL=1 tools/mutation.sh      # every mutant, no sampling (hours on one core)
 #   MUTATION_SAMPLE=100 MUTATION_SEED=36 tools/mutation.sh merkle   # another sample
 #   tools/mutation.sh --survivors decider  # run the last session's survivors again, with
-#                                          # the tests as they are now (after `git pull`)
+#                                          # the clone's tests as they are now
+#
+# A session's mutants are positions in the source it was made from: before --survivors,
+# bring only new tests into the clone (git -C /tmp/mut fetch && git -C /tmp/mut checkout
+# FETCH_HEAD -- tests/...), not changed sources. A plain run pulls everything first.
 #   tools/mutation.sh --resume decider     # go on with an interrupted session
 #
 # Settings (environment): MUTATION_REPO (default: this repository), MUTATION_CLONE
@@ -47,6 +51,9 @@ if [[ ! -x $VENV/bin/python ]]; then
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q -e "$CLONE" --config-settings editable_mode=strict \
         pytest hypothesis pytest-xdist "$COSMIC_RAY"
+elif [[ $survivors == 0 && $resume == 0 ]]; then
+    # the strict editable install links each module: relink after a pull added some
+    "$VENV/bin/pip" install -q -e "$CLONE" --config-settings editable_mode=strict
 fi
 # shellcheck disable=SC1091
 . "$VENV/bin/activate"
