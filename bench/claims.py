@@ -21,8 +21,9 @@ from functools import partial
 
 from battlejudge.solver.battleline import oracle
 from battlejudge.solver.battleline.backend import SolverCache
-from battlejudge.solver.battleline.cards import Card
+from battlejudge.solver.battleline.cards import ALL_TROOPS, Card
 from battlejudge.solver.battleline.claims import decide, prove, verify
+from battlejudge.solver.battleline.decider import formation_size
 from battlejudge.solver.battleline.question import ClaimQuestion
 
 KINDS = ("empty", "mud", "mud-empty", "fog", "wild-mine", "wild-theirs")
@@ -51,10 +52,10 @@ def _strong_mine(rng: random.Random, size: int, wild: bool) -> list[str]:
 
 def _candidate(rng: random.Random, kind: str) -> ClaimQuestion:
     mud = kind.startswith("mud")
-    size = 4 if mud else 3
+    size = formation_size(mud)
     mine = _strong_mine(rng, size, kind == "wild-mine")
     taken = {Card.parse(c).code for c in mine if Card.parse(c).is_troop}
-    free = [t for t in range(60) if t not in taken]
+    free = [t for t in ALL_TROOPS if t not in taken]
     theirs: list[str] = []
     if kind in ("mud", "wild-mine"):
         theirs = [str(Card(t)) for t in rng.sample(free, rng.randint(1, 2))]
@@ -222,9 +223,9 @@ SPLIT_TARGETS = {
 def _random_question(rng: random.Random, split: str) -> ClaimQuestion | None:
     """A random table for the split (None when the draw breaks a rule, e.g. two Leaders)."""
     mud = split.startswith("mud")
-    size = 4 if mud else 3
+    size = formation_size(mud)
     wild = split.startswith("wild")
-    deck = [str(Card(t)) for t in range(60)]
+    deck = [str(Card(t)) for t in ALL_TROOPS]
     rng.shuffle(deck)
     if rng.random() < 0.5:
         mine = _strong_mine(rng, size, wild)

@@ -55,12 +55,13 @@ def serve_suite(seed: int, count: int) -> list[dict[str, object]]:
     benchmark's suite), the rest random tables (valid and invalid claims)."""
     from battlejudge.bench.claims import hard_suite
     from battlejudge.solver import battleline as bl
+    from battlejudge.solver.battleline.cards import ALL_TROOPS
 
     hard = count // 3
     out = [q.to_json() for _, q in hard_suite(seed, hard)]
     rng = random.Random(seed)
     while len(out) < count:
-        cards = [str(bl.Card(t)) for t in rng.sample(range(60), 26)]
+        cards = [str(bl.Card(t)) for t in rng.sample(ALL_TROOPS, 26)]
         n_theirs = rng.randint(0, 3)
         q: dict[str, object] = {
             "mine": cards[:3],

@@ -15,7 +15,18 @@ from pathlib import Path
 from typing import Literal
 
 from battlejudge import examples
-from battlejudge.engines.battleline.actions import CLAIM, DRAW, PLAY, TACTICS_DECK, Action
+from battlejudge.engines.battleline import cards
+from battlejudge.engines.battleline.actions import (
+    CLAIM,
+    DESERTER,
+    DRAW,
+    PLAY,
+    REDEPLOY,
+    SCOUT,
+    TACTICS_DECK,
+    TRAITOR,
+    Action,
+)
 from battlejudge.engines.battleline.cards import TACTIC_CARDS, parse_card
 from battlejudge.engines.battleline.position import (
     EnvironmentCard,
@@ -30,6 +41,14 @@ from battlejudge.engines.battleline.record import record_from_state
 from battlejudge.engines.battleline.state import BattleLineState, new_game
 from battlejudge.engines.game import CHANCE, sample_chance
 
+GUILE_CARD = {
+    SCOUT: cards.SCOUT,
+    REDEPLOY: cards.REDEPLOY,
+    DESERTER: cards.DESERTER,
+    TRAITOR: cards.TRAITOR,
+}
+"""The guile card each guile action plays."""
+
 
 def tactic_loving_game(seed: int) -> BattleLineState:
     """A random game that prefers tactics (so every tactic tends to be played)."""
@@ -41,7 +60,9 @@ def tactic_loving_game(seed: int) -> BattleLineState:
             continue
         legal = s.legal_actions()
         claims = [a for a in legal if a.kind == CLAIM]
-        tactics = [a for a in legal if a.kind in (3, 4, 5, 6) or (a.kind == PLAY and a.card >= 60)]
+        tactics = [
+            a for a in legal if a.kind in GUILE_CARD or (a.kind == PLAY and a.card in TACTIC_CARDS)
+        ]
         draws = [a for a in legal if a.kind == DRAW and a.deck == TACTICS_DECK]
         if claims:
             a = rng.choice(claims)
@@ -58,10 +79,10 @@ def tactic_loving_game(seed: int) -> BattleLineState:
 def played_tactics(s: BattleLineState) -> set[int]:
     out = set()
     for a in s.history:
-        if a.kind == PLAY and a.card >= 60:
+        if a.kind == PLAY and a.card in TACTIC_CARDS:
             out.add(a.card)
-        elif a.kind in (3, 4, 5, 6):
-            out.add({3: 66, 4: 67, 5: 68, 6: 69}[a.kind])
+        elif a.kind in GUILE_CARD:
+            out.add(GUILE_CARD[a.kind])
     return out
 
 
@@ -112,8 +133,8 @@ def rulebook_position(case: dict[str, object]) -> PositionFile:
         PlacedCard(card=c, turn=t) for c, t in zip(q["theirs"], stamps["theirs"], strict=True)
     ]
     tactics = {
-        "north": sum(parse_card(c) >= 60 for c in q["mine"]),
-        "south": sum(parse_card(c) >= 60 for c in q["theirs"]),
+        "north": sum(parse_card(c) in TACTIC_CARDS for c in q["mine"]),
+        "south": sum(parse_card(c) in TACTIC_CARDS for c in q["theirs"]),
     }
     for env, on in (("mud", q.get("mud")), ("fog", q.get("fog"))):
         if on:

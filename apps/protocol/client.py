@@ -39,10 +39,11 @@ from battlejudge.engines.battleline.state import (
     BattleLineState,
     Placed,
 )
+from battlejudge.solver.battleline.cards import ALL_TROOPS, TROOP_COUNT
 
 log = logging.getLogger(__name__)
 
-DECK_AFTER_DEAL = 60 - 2 * HAND_SIZE
+DECK_AFTER_DEAL = TROOP_COUNT - 2 * HAND_SIZE
 
 
 @dataclass
@@ -98,7 +99,7 @@ def build_state(view: TableView, rng: random.Random) -> BattleLineState:
     deck_size = DECK_AFTER_DEAL - min(plays, DECK_AFTER_DEAL)
     in_hands = 2 * HAND_SIZE + min(plays, DECK_AFTER_DEAL) - plays
     seen = set(on_table) | set(view.hand)
-    unseen = [c for c in range(60) if c not in seen]
+    unseen = [c for c in ALL_TROOPS if c not in seen]
     rng.shuffle(unseen)
     opp_size = max(0, min(len(unseen), in_hands - len(view.hand)))
     if opp_size + deck_size != len(unseen):  # the referee's view disagrees: trust the cards

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
 from battlejudge.engines.battleline.cards import CardCode
+from battlejudge.engines.battleline.state import FLAGS
+from battlejudge.solver.battleline.cards import TROOP_COUNT
 from battlejudge.solver.errors import InputError
 
 Seat = Literal["north", "south"]
@@ -42,7 +44,6 @@ SEATS: tuple[Seat, Seat] = ("north", "south")
 ClaimStatus = Literal["unclaimed", "north", "south"]
 PROTOCOL_COLORS: tuple[str, ...] = ("color1", "color2", "color3", "color4", "color5", "color6")
 """The color names battlejudge announces, in the order of our colors R O Y G B P."""
-FLAGS = 9
 MAX_HAND = 7
 
 
@@ -126,7 +127,7 @@ Message: TypeAlias = (
 # -- cards --------------------------------------------------------------------------------
 def format_card(code: CardCode, colors: tuple[str, ...] = PROTOCOL_COLORS) -> str:
     """``color3,10`` for our ``Y10`` (code 29)."""
-    if not 0 <= code < 60:
+    if not 0 <= code < TROOP_COUNT:
         raise ProtocolError(f"card code {code} is not a troop: the protocol has troops only")
     return f"{colors[code // 10]},{code % 10 + 1}"
 

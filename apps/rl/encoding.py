@@ -20,6 +20,7 @@ from typing import Any, Protocol, Self
 
 from battlejudge.engines.battleline import actions as bla
 from battlejudge.engines.battleline.actions import Action as BattleLineAction
+from battlejudge.engines.battleline.state import FLAGS
 from battlejudge.engines.lines_of_battle import actions as loba
 from battlejudge.engines.lines_of_battle.actions import Action as LinesAction
 from battlejudge.solver.lines_of_battle.core import KIND_NAMES
@@ -155,7 +156,6 @@ class IdentityCodec:
 
 CARDS = 70
 """Battle Line card codes 0-69 (60 troops, then the 10 tactics)."""
-FLAGS = 9
 _BL_BLOCKS = Blocks(
     [
         Block("claim", (FLAGS,)),

@@ -16,8 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from battlejudge.engines.battleline.bots.observation import UNKNOWN, observe
+from battlejudge.engines.battleline.state import FLAGS, BattleLineState
 from battlejudge.engines.battleline.state import PHASE_NAMES as BL_PHASES
-from battlejudge.engines.battleline.state import BattleLineState
 from battlejudge.engines.battleplan import board as bpb
 from battlejudge.engines.battleplan.state import PHASE_NAMES as BP_PHASES
 from battlejudge.engines.battleplan.state import BattlePlanState
@@ -26,6 +26,7 @@ from battlejudge.engines.force_duel.state import ForceDuelState
 from battlejudge.engines.game import CHANCE
 from battlejudge.engines.lines_of_battle.state import PHASE_NAMES as LB_PHASES
 from battlejudge.engines.lines_of_battle.state import LinesOfBattleState
+from battlejudge.solver.battleline.cards import TROOP_COUNT
 from battlejudge.solver.lines_of_battle.core import KIND_NAMES
 
 Tensor = npt.NDArray[np.float32]
@@ -50,7 +51,7 @@ class Planes:
 # -- Battle Line -----------------------------------------------------------------------
 
 BL_CARDS = 70
-BL_FLAGS = 9
+BL_FLAGS = FLAGS
 BL_PLACES = ("hand", *(f"mine@{i}" for i in range(9)), *(f"theirs@{i}" for i in range(9)))
 BL_PLACES += (*(f"environment@{i}" for i in range(9)), "my-discards", "their-discards")
 BL_PLACES += ("known-on-deck",)
@@ -99,7 +100,7 @@ def battleline_tensor(state: BattleLineState, player: int) -> Planes:
     t["my_turn"][0] = float(obs.to_move == me and state.current_player() != CHANCE)
     t["counts"][:] = (
         obs.opp_hand_size / 7,
-        obs.deck_sizes[0] / 60,
+        obs.deck_sizes[0] / TROOP_COUNT,
         obs.deck_sizes[1] / 10,
         obs.tactics_played[me] / 10,
         obs.tactics_played[opp] / 10,

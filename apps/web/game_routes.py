@@ -27,7 +27,7 @@ from battlejudge.apps.web import game_work, table
 from battlejudge.apps.web.pages import LONG_WORK, answer_view, is_fragment, render
 from battlejudge.engines.battleline.cards import FLAG_WORD, THEMES, display_name
 from battlejudge.engines.battleline.state import FLAGS, PLAYERS
-from battlejudge.solver.battleline.cards import COLOR_NAMES, COLORS
+from battlejudge.solver.battleline.cards import COLOR_NAMES, COLORS, TROOP_COUNT
 from battlejudge.solver.errors import BattlejudgeError, InputError, UndecidedError
 
 KEPT: Final = 32
@@ -71,7 +71,7 @@ def source(src: str) -> tuple[game_work.Kind, str, str]:
 def face(code: int, theme: str) -> dict[str, str]:
     """How a card of the engine (0-69, tactics in ``theme``'s names) is drawn: its color
     class, letter, value and shape, and its name for screen readers."""
-    if code < 60:
+    if code < TROOP_COUNT:
         letter = COLORS[code // 10]
         return {
             "cls": f"c-{letter}",

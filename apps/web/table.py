@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.battleline.cards import COLOR_NAMES, COLORS, MORALE
+from battlejudge.solver.battleline.decider import formation_size
 from battlejudge.solver.errors import InputError
 
 Zone: TypeAlias = Literal["mine", "theirs", "seen"]
@@ -99,7 +100,7 @@ class Table:
     @property
     def size(self) -> int:
         """Cards in a complete formation at this flag: 3, or 4 under Mud (Rules: Mud)."""
-        return 4 if self.mud else 3
+        return formation_size(self.mud)
 
     @property
     def is_empty(self) -> bool:
