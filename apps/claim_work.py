@@ -21,7 +21,7 @@ from typing import Any, Final, TypeAlias
 
 from pydantic import ValidationError
 
-from battlejudge.engines.battleline.answers import claim_json
+from battlejudge.engines.battleline.answer_json import claim_json
 from battlejudge.engines.battleline.position import PositionFile, to_state
 from battlejudge.proofs.battleline.certificate import (
     CertificateFile,

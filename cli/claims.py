@@ -23,7 +23,7 @@ from battlejudge.cli.common import (
     open_log,
     progress,
 )
-from battlejudge.engines.battleline.answers import claim_json, formation_json
+from battlejudge.engines.battleline.answer_json import claim_json, formation_json
 from battlejudge.proofs.budget import DEFAULT_TIME_LIMIT
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.errors import UndecidedError

@@ -6,7 +6,7 @@ import click
 
 from battlejudge import examples
 from battlejudge.cli.common import EXIT_NO, EXIT_OK, emit_json
-from battlejudge.engines.battleline.answers import result_json
+from battlejudge.engines.battleline.answer_json import result_json
 from battlejudge.solver import battleline as bl
 
 
