@@ -32,6 +32,7 @@ import pytest
 
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.battleline import decider, oracle
+from battlejudge.solver.errors import RuleError
 
 
 @dataclass(frozen=True)
@@ -289,3 +290,19 @@ def test_a_skirmish_line_from_any_color_left(unseen: str, valid: bool) -> None:
     if not valid:
         assert p.witness is not None and p.witness.formation.label == "Skirmish Line 15"
     assert bl.verify(p, deep=True)
+
+
+@pytest.mark.parametrize(("mine", "theirs"), [("R1 R2 R3", "B1 B2 B3"), ("R8 R9 R10", "G8 G9 G10")])
+def test_two_complete_wedges_that_tie(mine: str, theirs: str) -> None:
+    """Both sides complete with Wedges of one sum (rulebook FLAGS, docs/rulings.md 7): the
+    side that completed first wins, and without saying who did there is no verdict."""
+    q = bl.ClaimQuestion(mine, theirs)
+    with pytest.raises(RuleError, match="completed_first"):
+        decider.holds(q)
+    with pytest.raises(RuleError, match="completed_first"):
+        bl.decide(q)
+    for first, valid in (("mine", True), ("theirs", False)):
+        q = bl.ClaimQuestion(mine, theirs, completed_first=first)
+        assert oracle.decide(q.mine, q.theirs, q.seen, completed_first=first).valid is valid
+        assert decider.holds(q) is valid
+        assert bl.verify(bl.prove(q), deep=True)
