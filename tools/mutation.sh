@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Mutation testing of the claim decider, the certificate verifier and the Merkle/tile code
+# Mutation testing of the claim decider, the certificate verifier, the Merkle/tile code and
+# the proof log's hash chain and vouching
 # with cosmic-ray (docs/mutation.md). Never touches the working tree it is called from:
 # cosmic-ray mutates files in place, so everything runs in a separate clone with its own venv.
 #
@@ -32,6 +33,7 @@ verifier|solver/battleline/claims.py|verify,_verify_valid,_verify_invalid,_check
 merkle|proofs/merkle.py||30|30|tests/test_merkle.py tests/test_merkle_exhaustive.py
 certificate|proofs/battleline/certificate.py|_unpack,_identities,from_file_model,load_certificate,verify_bounded,verify_file,_verify|15|60|tests/test_certificate_fields.py tests/test_certificate_file.py tests/test_bounded_verify.py tests/test_certificate_inflate.py tests/test_certificate_verdicts.py
 tiles|proofs/tiles.py||20|30|tests/test_tiles.py tests/test_tiles_edges.py
+log|proofs/log.py|_link_error,prepare_record,line,chain_prepared,chain_any,chain_record,continue_chain,vouch,head_note|40|60|tests/test_proof_log.py
 T
 )
 
