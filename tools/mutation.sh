@@ -33,7 +33,7 @@ verifier|solver/battleline/claims.py|verify,_verify_valid,_verify_invalid,_check
 merkle|proofs/merkle.py||30|30|tests/test_merkle.py tests/test_merkle_exhaustive.py
 certificate|proofs/battleline/certificate.py|_unpack,_identities,from_file_model,load_certificate,verify_bounded,verify_file,_verify|15|60|tests/test_certificate_fields.py tests/test_certificate_file.py tests/test_bounded_verify.py tests/test_certificate_inflate.py tests/test_certificate_verdicts.py
 tiles|proofs/tiles.py||20|30|tests/test_tiles.py tests/test_tiles_edges.py
-log|proofs/log.py|_link_error,prepare_record,line,chain_prepared,chain_any,chain_record,continue_chain,vouch,head_note|40|60|tests/test_proof_log.py
+log|proofs/log.py|_link_error,prepare_record,line,chain_prepared,chain_any,chain_record,continue_chain,vouch,head_note|40|60|tests/test_proof_log.py tests/test_log_chain.py
 T
 )
 
