@@ -80,8 +80,9 @@ def test_a_writer_does_not_vouch_for_another_logs_checkpoint(origin: str) -> Non
     mine = Checkpoint(origin_for(None), 3, state.root(), TIME).sign(None)
     assert vouch(mine, None, "log").size == 3
     other = Checkpoint(origin, 3, state.root(), TIME).sign(None)
-    with pytest.raises(VouchError, match=f"the checkpoint is of log {origin!r}"):
+    with pytest.raises(VouchError, match=f"the checkpoint is of log {origin!r}") as e:
         vouch(other, None, "log")
+    assert "(an unsigned log: give its --key)" in str(e.value)  # what to do about it
 
 
 def test_head_note_is_the_checkpoint_of_exactly_this_tree() -> None:
