@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from battlejudge.solver import battleline as bl
 from battlejudge.solver.battleline import decider, oracle
+from battlejudge.solver.battleline.cards import TROOP_COUNT
 from battlejudge.solver.errors import RuleError
 
 from strategies import TROOPS, WILDS, any_questions, oracle_answer, questions
@@ -281,3 +282,36 @@ def test_best_key_with_a_floor_is_exact_above_it(
         assert pruned == full
     else:
         assert pruned <= floor
+
+
+@pytest.mark.parametrize(
+    ("side", "pool", "mud"),
+    [
+        ("", "R10 B10 G10", False),
+        ("", "R10 B10 G10 Y10 R1", True),
+        ("alexander", "R10 B10 G3", False),
+        ("alexander cavalry", "B8 R2", False),
+    ],
+)
+def test_a_side_with_no_troop_yet_can_reach_a_phalanx(side: str, pool: str, mud: bool) -> None:
+    """An empty side, or one of wild cards only, reaches a Phalanx when the pool holds
+    no run and no color's three (Rules: Formations; docs/rulings.md 2): the best key is
+    the best completion the oracle finds among every choice from the pool."""
+    size = 4 if mud else 3
+    mine = bl.parse_cards(side) if side else []
+    troops = bl.parse_cards(pool)
+    best = max(
+        oracle.strength((*mine, *extra), False) for extra in combinations(troops, size - len(mine))
+    )
+    assert best[0] == decider.PHALANX
+    got = decider.best_key(_codes(mine), decider.pool_from(_codes(troops)), size)
+    assert divmod(got, decider.RANK_SCALE) == best
+
+
+@given(st.lists(st.integers(0, 69), max_size=20))
+def test_pool_without_takes_out_exactly_the_troops_named(codes: list[int]) -> None:
+    """Troops named leave the pool, tactics (60 on) are ignored, nothing else changes."""
+    left = decider.pool_without(decider.FULL_POOL, codes)
+    kept = [t for t in range(TROOP_COUNT) if t not in codes]
+    assert left == decider.pool_from(kept)
+    assert decider.pool_size(left) == len(kept)
