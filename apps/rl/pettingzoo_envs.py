@@ -30,13 +30,24 @@ from battlejudge.engines.games import game_names, get_game
 
 _SPECS = {spec.registry: spec for spec in GAMES}
 
+
+def _adapted(name: str) -> tuple[str, dict[str, str]] | None:
+    """:func:`~battlejudge.apps.rl.specs.base_game`, or None for a game with no adapter."""
+    try:
+        return base_game(name)
+    except KeyError:
+        return None
+
+
 ENV_GAMES: dict[str, tuple[RLGame, dict[str, str]]] = {
-    toolkit_name(name): (_SPECS[base], options)
+    toolkit_name(name): (_SPECS[found[0]], found[1])
     for name in game_names()
-    for base, options in [base_game(name)]
+    if (found := _adapted(name)) is not None
 }
-"""An environment for every game of the registry, named as PettingZoo spells names: its
-OpenSpiel game and the parameters it adds (Nine Circles: Battle Line's theme)."""
+"""An environment for every game of the registry with an adapter, named as PettingZoo
+spells names: its OpenSpiel game and the parameters it adds (Nine Circles: Battle Line's
+theme). A game registered without one (a game of your own) has none, and :func:`env`
+says so."""
 
 
 class BattlejudgeEnv(AECEnv):  # type: ignore[misc]
@@ -47,6 +58,11 @@ class BattlejudgeEnv(AECEnv):  # type: ignore[misc]
     ) -> None:
         super().__init__()
         if game not in ENV_GAMES:
+            registered = {toolkit_name(name): name for name in game_names()}
+            if game in registered:
+                raise ValueError(
+                    f"the game {registered[game]!r} has no OpenSpiel or PettingZoo adapter"
+                )
             raise ValueError(f"unknown game {game!r} (games: {', '.join(ENV_GAMES)})")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode {render_mode!r} is not None or 'ansi'")
