@@ -6,7 +6,6 @@ would fail half-way)."""
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -37,7 +36,6 @@ def _loops() -> list[Callable[[Coroutine[Any, Any, Any]], Any]]:
     return [*runners, uvloop.run]
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="the worker pool is Linux's")
 @pytest.mark.parametrize("run", _loops(), ids=lambda r: r.__module__)
 def test_a_reply_bigger_than_the_pipe_comes_back_whole(
     run: Callable[[Coroutine[Any, Any, Any]], Any],
@@ -54,7 +52,6 @@ async def _big_request() -> int:
         pool.close()
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="the worker pool is Linux's")
 @pytest.mark.parametrize("run", _loops(), ids=lambda r: r.__module__)
 def test_a_request_bigger_than_the_pipe_is_sent_whole(
     run: Callable[[Coroutine[Any, Any, Any]], Any],
