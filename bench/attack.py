@@ -69,15 +69,18 @@ class Phase:
 
 
 # -- HTTP over raw asyncio streams (the client must be cheaper than the server) -------------
-def _request(path: str, key: str, body: bytes) -> bytes:
+def post_request(path: str, key: str | None, body: bytes) -> bytes:
+    """A JSON POST to ``path`` on loopback, with the API ``key`` as bearer (None: none)."""
+    auth = "" if key is None else f"Authorization: Bearer {key}\r\n"
     head = (
-        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {key}\r\n"
+        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}"
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
     )
     return head.encode() + body
 
 
-async def _response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+async def read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """An HTTP/1.1 response's status and body (read to its Content-Length)."""
     status = int((await reader.readline()).split()[1])
     length = 0
     while True:
@@ -90,6 +93,40 @@ async def _response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
     return status, await reader.readexactly(length)
 
 
+class _Asker:
+    """One keep-alive connection asking claims with an API key, reopened after an error."""
+
+    def __init__(self, port: int, key: str) -> None:
+        self.port = port
+        self.key = key
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def ask(self, body: bytes, verdict: str, need_seq: bool = False) -> bool | None:
+        """Whether the answer was a 200 with ``verdict`` (and a ``log_seq`` when
+        ``need_seq``); None when the connection failed (it is closed, to be reopened)."""
+        try:
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+            assert self.reader is not None
+            self.writer.write(post_request("/v1/claims", self.key, body))
+            await self.writer.drain()
+            status, payload = await asyncio.wait_for(read_response(self.reader), 30)
+            if status != 200:
+                return False
+            got = json.loads(payload)
+            return got.get("verdict") == verdict and (not need_seq or "log_seq" in got)
+        except (OSError, asyncio.IncompleteReadError, TimeoutError, ValueError, IndexError):
+            self.close()
+            return None
+
+    def close(self) -> None:
+        """Close the connection (the next question opens another)."""
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
 def victim_client(
     port: int, key: str, bodies: list[tuple[bytes, str]], stop: Any, conn: Connection
 ) -> None:
@@ -98,28 +135,15 @@ def victim_client(
 
     async def main() -> list[tuple[float, float, bool]]:
         out: list[tuple[float, float, bool]] = []
-        reader = writer = None
+        asker = _Asker(port, key)
         i = 0
         while not stop.is_set():
             body, verdict = bodies[i % len(bodies)]
             i += 1
             start = time.monotonic()
-            ok = False
-            try:
-                if writer is None:
-                    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-                assert reader is not None
-                writer.write(_request("/v1/claims", key, body))
-                await writer.drain()
-                status, payload = await asyncio.wait_for(_response(reader), 30)
-                ok = status == 200 and json.loads(payload).get("verdict") == verdict
-            except (OSError, asyncio.IncompleteReadError, TimeoutError, ValueError, IndexError):
-                if writer is not None:
-                    writer.close()
-                reader = writer = None
+            ok = bool(await asker.ask(body, verdict))
             out.append((start, time.monotonic() - start, ok))
-        if writer is not None:
-            writer.close()
+        asker.close()
         return out
 
     conn.send(asyncio.run(main()))
@@ -134,9 +158,9 @@ def _attacker(kind: str, port: int, key: str, payload: bytes, conn: Connection) 
                 try:
                     reader, writer = await asyncio.open_connection("127.0.0.1", port)
                     while True:
-                        writer.write(_request(path, key, payload))
+                        writer.write(post_request(path, key, payload))
                         await writer.drain()
-                        await _response(reader)
+                        await read_response(reader)
                 except (OSError, asyncio.IncompleteReadError, ValueError, IndexError):
                     await asyncio.sleep(0.01)
 
@@ -172,7 +196,7 @@ def _attacker(kind: str, port: int, key: str, payload: bytes, conn: Connection) 
         elif kind == "deep verifies":
             task = loop_requests("/v1/verify?deep=true", 4)
         elif kind == "slow bodies":
-            head = _request("/v1/claims", key, b"")
+            head = post_request("/v1/claims", key, b"")
             head = head.replace(b"Content-Length: 0", b"Content-Length: 100000")
             task = hold(300, head, trickle=True)
         else:
@@ -370,32 +394,18 @@ def crowd_client(
 
     async def client(n: int, key: str, begin: float, end: float) -> list[tuple[float, float, bool]]:
         out: list[tuple[float, float, bool]] = []
-        reader = writer = None
+        asker = _Asker(port, key)
         i = n * 7
         while (now := time.monotonic()) < end:
             body, verdict = bodies[i % len(bodies)]
             i += 1
-            ok = False
-            try:
-                if writer is None:
-                    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-                assert reader is not None
-                writer.write(_request("/v1/claims", key, body))
-                await writer.drain()
-                status, payload = await asyncio.wait_for(_response(reader), 30)
-                if status == 200:
-                    got = json.loads(payload)
-                    ok = got.get("verdict") == verdict and (not need_seq or "log_seq" in got)
-            except (OSError, asyncio.IncompleteReadError, TimeoutError, ValueError, IndexError):
-                if writer is not None:
-                    writer.close()
-                reader = writer = None
+            got = await asker.ask(body, verdict, need_seq)
+            if got is None:
                 await asyncio.sleep(0.01)
             done = time.monotonic()
             if begin <= done < end:
-                out.append((done, done - now, ok))
-        if writer is not None:
-            writer.close()
+                out.append((done, done - now, bool(got)))
+        asker.close()
         return out
 
     async def main() -> tuple[float, float, list[tuple[float, float, bool]]]:
@@ -422,9 +432,9 @@ def batch_client(port: int, key: str, payload: bytes, stop: Any, conn: Connectio
                 if writer is None:
                     reader, writer = await asyncio.open_connection("127.0.0.1", port)
                 assert reader is not None
-                writer.write(_request("/v1/claims:batch", key, payload))
+                writer.write(post_request("/v1/claims:batch", key, payload))
                 await writer.drain()
-                status, body = await asyncio.wait_for(_response(reader), 60)
+                status, body = await asyncio.wait_for(read_response(reader), 60)
                 if status == 200:
                     logged = sum("log_seq" in r for r in json.loads(body)["results"])
             except (OSError, asyncio.IncompleteReadError, TimeoutError, ValueError, IndexError):

@@ -135,29 +135,18 @@ def _load_generator(
     ``(wall seconds, [(index, status, latency s, body bytes)])`` after the warm-up."""
     import asyncio
 
+    from battlejudge.bench.attack import post_request, read_response
+
     async def client(queue: asyncio.Queue[int], out: list[tuple[int, int, float, bytes]]) -> None:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         try:
             while not queue.empty():
                 i = queue.get_nowait()
                 body = bodies[i]
-                head = (
-                    f"POST /v1/claims HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
-                ).encode()
                 start = time.perf_counter()
-                writer.write(head + body)
+                writer.write(post_request("/v1/claims", None, body))
                 await writer.drain()
-                status = int((await reader.readline()).split()[1])
-                length = 0
-                while True:
-                    line = await reader.readline()
-                    if line in (b"\r\n", b""):
-                        break
-                    name, _, value = line.decode("latin-1").partition(":")
-                    if name.strip().lower() == "content-length":
-                        length = int(value)
-                payload = await reader.readexactly(length)
+                status, payload = await read_response(reader)
                 out.append((i, status, time.perf_counter() - start, payload))
         finally:
             writer.close()
