@@ -8,4 +8,6 @@ One module per thing measured, each figure beside a baseline from the same run:
 under the service), :mod:`.web` (the claim checker in Chromium), :mod:`.audit`,
 :mod:`.selfplay` (also on Ray), :mod:`.startup` (whole commands), :mod:`.battleplan` (its
 threats question), :mod:`.bots` (seconds and memory per move), :mod:`.calibration` (how well
-the expert's leaf foretells the game) and :mod:`.guide` (the rules guide's accuracy)."""
+the expert's leaf foretells the game) and :mod:`.guide` (the rules guide's accuracy).
+Shared devices: :mod:`.raw_http` (the load generators' HTTP client) and
+:mod:`.synthetic_log` (large proof logs to time the audit on)."""

@@ -43,6 +43,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Final
 
+from battlejudge.bench.raw_http import post_request, read_response
 from battlejudge.bench.serve import free_port, percentile
 
 ATTACKS: Final = ("proof bombs", "batches", "deep verifies", "slow bodies", "idle connections")
@@ -66,31 +67,6 @@ class Phase:
     recovery_s: float | None = None
     """Seconds from the attack's end until the victim's throughput was back (None:
     not within the recovery window); 0.0 for the baseline."""
-
-
-# -- HTTP over raw asyncio streams (the client must be cheaper than the server) -------------
-def post_request(path: str, key: str | None, body: bytes) -> bytes:
-    """A JSON POST to ``path`` on loopback, with the API ``key`` as bearer (None: none)."""
-    auth = "" if key is None else f"Authorization: Bearer {key}\r\n"
-    head = (
-        f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}"
-        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
-    )
-    return head.encode() + body
-
-
-async def read_response(reader: asyncio.StreamReader) -> tuple[int, bytes]:
-    """An HTTP/1.1 response's status and body (read to its Content-Length)."""
-    status = int((await reader.readline()).split()[1])
-    length = 0
-    while True:
-        line = await reader.readline()
-        if line in (b"\r\n", b""):
-            break
-        name, _, value = line.decode("latin-1").partition(":")
-        if name.strip().lower() == "content-length":
-            length = int(value)
-    return status, await reader.readexactly(length)
 
 
 class _Asker:

@@ -135,7 +135,7 @@ def _load_generator(
     ``(wall seconds, [(index, status, latency s, body bytes)])`` after the warm-up."""
     import asyncio
 
-    from battlejudge.bench.attack import post_request, read_response
+    from battlejudge.bench.raw_http import post_request, read_response
 
     async def client(queue: asyncio.Queue[int], out: list[tuple[int, int, float, bytes]]) -> None:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
