@@ -323,7 +323,7 @@ class PgProofLog:
             raise StoreError(f"{self.name}: {_one_line(e, self.url)}") from None
 
     def _forget(self) -> None:
-        """Look at the log afresh next time (after a transaction that rolled back)."""
+        """Look at the log afresh next time (when it changed under this writer)."""
         self._state, self._looked, self._last = TileState(bundles=False), False, GENESIS
         self._held, self._dirty = {}, False
 
@@ -505,10 +505,14 @@ class PgProofLog:
 
     def _locked(self, work: Any) -> Any:
         with self._mutex:
+            known = (self._state.copy(), self._looked, self._last, dict(self._held), self._dirty)
             try:
                 return self._run(work)
             except BaseException:
-                self._forget()  # rolled back: look again
+                # Rolled back: back to what was known before it. Rows committed earlier
+                # stay this writer's own (a failed publish must not make it refuse records
+                # it wrote and has not checkpointed yet); the next look checks them again.
+                self._state, self._looked, self._last, self._held, self._dirty = known
                 raise
 
     def _insert_checkpoint(self, conn: Any, note: str) -> str:

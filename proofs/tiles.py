@@ -209,6 +209,14 @@ class TileState:
             if level == len(self.edges):
                 self.edges.append([])
 
+    def copy(self) -> TileState:
+        """An independent copy of this right edge (O(log n) hashes)."""
+        twin = TileState(bundles=self.entries is not None)
+        twin.size = self.size
+        twin.edges = [list(row) for row in self.edges]
+        twin.entries = None if self.entries is None else list(self.entries)
+        return twin
+
     def root(self) -> bytes:
         """The RFC 9162 root of the tree of :attr:`size` leaves."""
         return fold_root(_peaks(self.edges)) if self.size else EMPTY_ROOT

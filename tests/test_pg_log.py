@@ -319,3 +319,26 @@ def test_redact() -> None:
     assert redact("postgresql://a:b@h/db") == "postgresql://a:***@h/db"
     assert redact("postgresql://a@h/db") == "postgresql://a@h/db"
     assert redact("postgresql:///db?host=/tmp") == "postgresql:///db?host=/tmp"
+
+
+def test_a_writer_vouches_for_what_it_committed_after_an_outage(pg_url: str) -> None:
+    """Records committed before the first checkpoint, then a failed publish (the database
+    went away between the commit and its checkpoint, as a loaded service hit): once the
+    database is back the writer still vouches for its own records and goes on, instead
+    of refusing the log as one with records and no checkpoint."""
+    from battlejudge.proofs.log import proved_record
+
+    log = PgProofLog(pg_url, KEY, create=True)
+    try:
+        assert log.append_records([proved_record(VALID)], publish=False)[0]["seq"] == 0
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("ALTER TABLE battlejudge_log RENAME TO battlejudge_log_away")
+        with pytest.raises(StoreError):
+            log.publish()
+        with psycopg.connect(pg_url, autocommit=True) as conn:
+            conn.execute("ALTER TABLE battlejudge_log_away RENAME TO battlejudge_log")
+        assert log.append_records([proved_record(INVALID)], publish=False)[0]["seq"] == 1
+        log.publish()
+    finally:
+        log.close()
+    assert audit_log(pg_url, KEY.public_key()).ok
