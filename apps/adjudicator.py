@@ -54,6 +54,9 @@ class ServiceConfig:
     ``header_timeout`` and ``body_timeout`` seconds to send a request's head and body,
     ``keep_alive`` seconds an idle keep-alive connection stays open,
     ``max_connections`` open at once, ``max_header_bytes`` of a request head.
+    ``tables``: where the tables people play at are kept (a directory or a
+    ``postgresql://`` URL, :mod:`battlejudge.apps.tables`; None: a temporary directory,
+    gone when the service stops).
     ``dedicated``: the process does nothing but serve (``battlejudge serve``), so it
     may be tuned for that (:func:`tune_for_serving`)."""
 
@@ -64,6 +67,7 @@ class ServiceConfig:
     log_optional: bool = False
     checkpoint_interval: float = DEFAULT_INTERVAL
     witnesses: tuple[str, ...] = ()
+    tables: str | None = None
     dedicated: bool = False
     workers: int = 1
     memory_limit: int = DEFAULT_MEMORY_LIMIT

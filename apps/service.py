@@ -50,11 +50,13 @@ what a worker runs :mod:`.claim_work`'s.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import logging
 import resource
 import sys
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, Final
@@ -67,8 +69,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from battlejudge.apps.adjudicator import Adjudicator, ServiceConfig
 from battlejudge.apps.browsers import BrowserGuard
 from battlejudge.apps.limits import ClientLimits, Guard, guarded_h11
-from battlejudge.apps.routes import certificates, claims, docs, log, positions
+from battlejudge.apps.routes import certificates, claims, docs, log, positions, tables
 from battlejudge.apps.routes.common import json_response
+from battlejudge.apps.tables.room import Tables
+from battlejudge.apps.tables.store import open_table_store
 from battlejudge.apps.web.routes import router as web_pages
 
 __all__ = [
@@ -94,18 +98,23 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     :class:`Adjudicator`, made by the app's lifespan, and the client limits in
     ``app.state``."""
     cfg = config or ServiceConfig()
-    state: dict[str, Adjudicator] = {}
+    state: dict[str, Any] = {}
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         judge = state["judge"] = Adjudicator(cfg)
-        try:
-            await judge.start()
-            if cfg.dedicated:
-                tune_for_serving()
-            yield
-        finally:
-            state.pop("judge").close()
+        with contextlib.ExitStack() as stack:
+            try:
+                state["tables"] = _open_tables(cfg, judge, stack)
+                await judge.start()
+                if cfg.dedicated:
+                    tune_for_serving()
+                yield
+            finally:
+                tables = state.pop("tables", None)
+                if tables is not None:
+                    tables.close()
+                state.pop("judge").close()
 
     app = FastAPI(
         title="battlejudge",
@@ -129,11 +138,19 @@ def create_app(config: ServiceConfig | None = None) -> FastAPI:
     app.add_middleware(BrowserGuard, max_body=MAX_BODY, body_timeout=cfg.body_timeout)
     app.add_exception_handler(RequestValidationError, _bad_query)  # type: ignore[arg-type]
     app.add_exception_handler(StarletteHTTPException, _http_error)  # type: ignore[arg-type]
-    for area in (docs, claims, certificates, positions, log):
+    for area in (docs, claims, certificates, positions, log, tables):
         app.include_router(area.router)
     app.include_router(web_pages)  # the web table (docs/web.md)
     docs.add_file_schemas(app)
     return app
+
+
+def _open_tables(cfg: ServiceConfig, judge: Adjudicator, stack: contextlib.ExitStack) -> Tables:
+    """The service's tables in their store (a temporary directory when none is given)."""
+    where = cfg.tables
+    if where is None:
+        where = stack.enter_context(tempfile.TemporaryDirectory(prefix="battlejudge-tables-"))
+    return Tables(open_table_store(where), judge)
 
 
 def _query_message(e: RequestValidationError) -> str:

@@ -18,6 +18,7 @@ from starlette.applications import Starlette
 
 from battlejudge.apps.adjudicator import Adjudicator, ServiceError
 from battlejudge.apps.limits import CLIENT_KEY, BodyAbort, ClientLimits
+from battlejudge.apps.tables.room import Tables
 from battlejudge.solver.errors import BattlejudgeError, InputError, UndecidedError
 from battlejudge.solver.json_input import parse_json
 
@@ -33,6 +34,14 @@ def running(app: Starlette) -> Adjudicator:
     lifespan): :func:`battlejudge.apps.service.create_app` keeps it in ``app.state``."""
     service: dict[str, Adjudicator] = app.state.running
     return service["judge"]
+
+
+def running_tables(app: Starlette) -> Tables | None:
+    """The running service's tables (:class:`~battlejudge.apps.tables.room.Tables`), if it
+    keeps any."""
+    service: dict[str, Any] = app.state.running
+    found: Tables | None = service.get("tables")
+    return found
 
 
 def judge(request: Request) -> Adjudicator:
