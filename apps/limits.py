@@ -43,6 +43,15 @@ FREE_PATHS: Final = ("/healthz", "/docs", "/openapi.json", "/checkpoint")
 log's ``/tile/``: anyone may check a log, as C2SP tlog-tiles logs are read)."""
 
 
+STREAMS: Final = 512
+"""Event streams a client may hold open at once (a club's tables watched from one address)."""
+
+
+def is_stream(path: str) -> bool:
+    """Whether ``path`` is a table's event stream (``/v1/tables/ID/events``)."""
+    return path.startswith("/v1/tables/") and path.endswith("/events")
+
+
 async def send_json(
     send: Send, status: int, body: dict[str, Any], headers: Mapping[str, str] | None = None
 ) -> None:
@@ -86,7 +95,9 @@ class ClientLimits:
     concurrency: int = 32
     rate: float = 0.0
     burst: float = 0.0
+    streams: int = STREAMS
     in_progress: dict[str, int] = field(default_factory=dict)
+    open_streams: dict[str, int] = field(default_factory=dict)
     _buckets: dict[str, _Bucket] = field(default_factory=dict)
 
     def _capacity(self) -> float:
@@ -128,6 +139,27 @@ class ClientLimits:
             b.tokens -= 1.0
         self.in_progress[client] = busy + 1
         return None
+
+    def admit_stream(self, client: str) -> tuple[str, int] | None:
+        """Open an event stream of ``client`` (:data:`STREAM_SUFFIX`), or say why not.
+        A stream lasts as long as its watcher looks, so it is not a request in progress;
+        a client holds at most ``streams`` at once."""
+        held = self.open_streams.get(client, 0)
+        if held >= self.streams:
+            return (
+                f"too many event streams open for client {client!r}: at most {self.streams}",
+                5,
+            )
+        self.open_streams[client] = held + 1
+        return None
+
+    def release_stream(self, client: str) -> None:
+        """The end of a stream :meth:`admit_stream` opened."""
+        left = self.open_streams.get(client, 0) - 1
+        if left > 0:
+            self.open_streams[client] = left
+        else:
+            self.open_streams.pop(client, None)
 
     def charge(self, client: str, questions: int) -> None:
         """Charge ``questions`` more to an admitted request (a batch's other questions)."""
@@ -210,7 +242,8 @@ class Guard:
         if client is None:
             await send_json(send, 401, {"error": why}, {"WWW-Authenticate": "Bearer"})
             return
-        refused = self.limits.admit(client)
+        stream = is_stream(path)
+        refused = self.limits.admit_stream(client) if stream else self.limits.admit(client)
         if refused is not None:
             message, wait = refused
             await send_json(send, 429, {"error": message}, {"Retry-After": str(wait)})
@@ -218,7 +251,7 @@ class Guard:
         try:
             await self._guarded(scope, receive, send, client)
         finally:
-            self.limits.release(client)
+            (self.limits.release_stream if stream else self.limits.release)(client)
 
     async def _guarded(self, scope: Scope, receive: Receive, send: Send, client: str) -> None:
         scope[CLIENT_KEY] = client

@@ -250,4 +250,11 @@ def serve(config: ServiceConfig, host: str, port: int, access_log: bool = False)
     queue; ``config.workers`` worker processes do the work)."""
     import uvicorn
 
-    uvicorn.Server(server_config(config, host=host, port=port, access_log=access_log)).run()
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            super().handle_exit(sig, frame)
+            tables = self.config.app.state.running.get("tables")
+            if tables is not None:  # open event streams would hold the shutdown
+                tables.end_streams()
+
+    Server(server_config(config, host=host, port=port, access_log=access_log)).run()

@@ -110,6 +110,15 @@ from battlejudge.cli.common import EXIT_OK, emit_json, log_options, open_log, wi
     "instead of refusing them (503).",
 )
 @click.option(
+    "--tables",
+    "tables",
+    default=None,
+    metavar="DIR|URL",
+    help="Where the tables people play at are kept (lobby at /tables, API at /v1/tables): "
+    "a directory, or a postgresql:// URL that several services share. "
+    "[default: $XDG_STATE_HOME/battlejudge/tables, or ~/.local/state/battlejudge/tables]",
+)
+@click.option(
     "--checkpoint-interval",
     type=click.FloatRange(0.0, 60.0),
     default=0.25,
@@ -139,6 +148,7 @@ def serve(
     log_path: str | None,
     key: str | None,
     log_optional: bool,
+    tables: str | None,
     checkpoint_interval: float,
 ) -> None:
     """Serve certified claims over HTTP (JSON API; Swagger UI at /docs; web table at /).
@@ -149,7 +159,7 @@ def serve(
     served as C2SP tlog-tiles (GET /checkpoint, /tile/L/N, /tile/entries/N), without a key.
     Without --api-keys only a loopback --host is served, unless --insecure-no-auth.
     Web pages (docs/web.md): the claim checker at /, the table viewer at /game, play at
-    /play, the judge's audit at /audit.
+    /play, tables for two players at /tables (docs/tables.md), the judge's audit at /audit.
     """
     from battlejudge.apps.api_keys import load_keys
     from battlejudge.apps.service import ServiceConfig, is_loopback
@@ -166,6 +176,8 @@ def serve(
         )
     if log_path is not None and not log_optional:
         open_log(log_path, key).close()  # a bad path or key is bad input now, not later
+    tables = tables or default_tables()
+    _check_tables(tables)
     config = ServiceConfig(
         time_limit=time_limit,
         conflict_limit=conflict_limit,
@@ -185,11 +197,31 @@ def serve(
         body_timeout=body_timeout,
         keep_alive=keep_alive,
         max_connections=max_connections,
+        tables=tables,
     )
     auth = f"{len(set(keys.values()))} client(s) with API keys" if keys else "no API keys"
     click.echo(f"battlejudge serve: http://{host}:{port} (docs at /docs; {auth})", err=True)
     run_service(config, host, port, access_log)
     raise click.exceptions.Exit(EXIT_OK)
+
+
+def default_tables() -> str:
+    """Where ``serve`` keeps tables unless told: the user's state directory."""
+    import os
+    from pathlib import Path
+
+    state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return str(Path(state) / "battlejudge" / "tables")
+
+
+def _check_tables(where: str) -> None:
+    """Open the tables' store once, so that a bad directory or URL is bad input now."""
+    from battlejudge.apps.tables.store import TableStoreError, open_table_store
+
+    try:
+        open_table_store(where).close()
+    except TableStoreError as e:
+        raise click.BadParameter(str(e), param_hint="--tables") from None
 
 
 @click.group("api-keys")

@@ -139,7 +139,7 @@ class _Channel:
     """One process's watchers of one table: their queues, the store's watch, the latest
     version seen and the clock's timer."""
 
-    queues: set[asyncio.Queue[StoredTable]] = field(default_factory=set)
+    queues: set[asyncio.Queue[StoredTable | None]] = field(default_factory=set)
     stop: Callable[[], None] | None = None
     seen: int = 0
     timer: asyncio.TimerHandle | None = None
@@ -514,7 +514,7 @@ class Tables:
         import json
 
         loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[StoredTable] = asyncio.Queue()
+        queue: asyncio.Queue[StoredTable | None] = asyncio.Queue()
         channel = self._channels.get(table.id)
         if channel is None:
             channel = self._channels[table.id] = _Channel(seen=table.version)
@@ -533,15 +533,27 @@ class Tables:
                     data = json.dumps(self.shown(current, seat), separators=(",", ":"))
                     yield f"event: table\nid: {current.version}\ndata: {data}\n\n"
                 try:
-                    current = await asyncio.wait_for(queue.get(), KEEPALIVE)
+                    got = await asyncio.wait_for(queue.get(), KEEPALIVE)
                 except TimeoutError:
                     yield ": keep-alive\n\n"
+                    continue
+                if got is None:  # the service is stopping: the watcher reconnects elsewhere
+                    return
+                current = got
         finally:
             channel.queues.discard(queue)
             if not channel.queues:
                 self._channels.pop(table.id, None)
                 if channel.stop is not None:
                     channel.stop()
+
+    def end_streams(self) -> None:
+        """End every event stream of this process (the service is stopping: a stream
+        would otherwise hold the shutdown until its watcher leaves); EventSource
+        watchers reconnect by themselves."""
+        for channel in self._channels.values():
+            for queue in channel.queues:
+                queue.put_nowait(None)
 
     def close(self) -> None:
         """Stop the bots' tasks and the timers, and close the store."""
