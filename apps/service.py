@@ -72,7 +72,7 @@ from battlejudge.apps.limits import ClientLimits, Guard, guarded_h11
 from battlejudge.apps.routes import certificates, claims, docs, log, positions, tables
 from battlejudge.apps.routes.common import json_response
 from battlejudge.apps.tables.room import Tables
-from battlejudge.apps.tables.store import open_table_store
+from battlejudge.apps.tables.stores import open_table_store
 from battlejudge.apps.web.routes import router as web_pages
 
 __all__ = [

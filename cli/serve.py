@@ -216,7 +216,8 @@ def default_tables() -> str:
 
 def _check_tables(where: str) -> None:
     """Open the tables' store once, so that a bad directory or URL is bad input now."""
-    from battlejudge.apps.tables.store import TableStoreError, open_table_store
+    from battlejudge.apps.tables.store import TableStoreError
+    from battlejudge.apps.tables.stores import open_table_store
 
     try:
         open_table_store(where).close()

@@ -373,6 +373,8 @@ ONE_GAME: dict[str, str] = {
     "apps/audit_games.py": "only Battle Line's games log claims (GameInfo.logs_claims)",
     "apps/protocol/": "the community bot protocol is Battle Line's",
     "apps/web/": "the web table shows and judges Battle Line positions and games",
+    "apps/tables/work.py": "the online tables play Battle Line (either theme); the store, the "
+    "service and the API around it name no game",
     "apps/rl/": "each game's tensors and action codecs (the game lists come from the registry)",
     "bench/": "benchmarks time named games' questions, bots and pages",
     "cli/bench.py": "the benchmarks' options name the games they time",

@@ -89,15 +89,6 @@ def check_table_id(table_id: str) -> str:
     return table_id
 
 
-def open_table_store(where: str) -> TableStore:
-    """The store at ``where``: a ``postgresql://`` URL, or a directory (made if missing)."""
-    if where.startswith(("postgresql://", "postgres://")):
-        from battlejudge.apps.tables.pgstore import PgTableStore
-
-        return PgTableStore(where)
-    return DirTableStore(where)
-
-
 class _Watchers:
     """Listeners by table id, called from one polling thread (the directory store) or
     the notification thread (PostgreSQL)."""
