@@ -182,15 +182,18 @@ class DirTableStore:
             raise TableStoreError(f"cannot write table {table_id}: {e.strerror}") from None
 
     def create(self, table_id: str, doc: dict[str, Any], blob: bytes) -> None:
+        """Store a new table at version 1 (:meth:`TableStore.create`)."""
         with self._locked(check_table_id(table_id)):
             if self._path(table_id).exists():
                 raise TableStoreError(f"table {table_id} exists already")
             self._write(table_id, 1, doc, blob)
 
     def load(self, table_id: str) -> StoredTable | None:
+        """The table, or None (:meth:`TableStore.load`)."""
         return self._read(self._path(table_id))
 
     def save(self, table_id: str, expected: int, doc: dict[str, Any], blob: bytes) -> bool:
+        """Compare-and-set the table's next version (:meth:`TableStore.save`)."""
         with self._locked(check_table_id(table_id)):
             now = self._read(self._path(table_id))
             if now is None or now.version != expected:
@@ -201,6 +204,7 @@ class DirTableStore:
         return True
 
     def recent(self, limit: int) -> list[dict[str, Any]]:
+        """The docs of the tables changed most recently (by the files' times)."""
         found = sorted(
             (p for p in self.folder.glob("*.json") if TABLE_ID.match(p.stem)),
             key=lambda p: p.stat().st_mtime,
@@ -215,6 +219,7 @@ class DirTableStore:
         return out
 
     def watch(self, table_id: str, listener: Listener) -> Callable[[], None]:
+        """Listen to a table's changes (:meth:`TableStore.watch`), polled."""
         check_table_id(table_id)
         stop = self._watchers.add(table_id, listener)
         with self._start_lock:
@@ -254,6 +259,7 @@ class DirTableStore:
                     self._watchers.tell(table_id, version)
 
     def close(self) -> None:
+        """Stop the polling thread."""
         self._stop.set()
         if self._poller is not None:
             self._poller.join(timeout=1)
