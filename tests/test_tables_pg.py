@@ -18,6 +18,7 @@ import pytest
 
 from battlejudge.apps.tables.pgstore import PgTableStore
 from battlejudge.apps.tables.store import TableStoreError
+from battlejudge.apps.tables.stores import open_table_store
 from battlejudge.solver.errors import InputError
 
 T1, T2, T3 = "table-aaaa1", "table-bbbb2", "table-cccc3"
@@ -179,10 +180,6 @@ def test_stores_starting_at_once_make_the_table_once(pg_url: str) -> None:
 
 
 def test_open_table_store_takes_a_postgresql_url(pg_url: str) -> None:
-    try:  # open_table_store is moving to .stores (away from the import cycle with .store)
-        from battlejudge.apps.tables.stores import open_table_store
-    except ImportError:
-        from battlejudge.apps.tables.store import open_table_store  # type: ignore[attr-defined,no-redef,unused-ignore]
     assert pg_url.startswith("postgresql://")
     s = open_table_store(pg_url)
     try:
