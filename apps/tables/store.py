@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import os
 import re
 import threading
@@ -37,6 +38,7 @@ TABLE_ID: Final = re.compile(r"^[A-Za-z0-9_-]{8,32}$")
 POLL: Final = 0.02
 """Seconds between a directory store's looks at the tables it watches."""
 
+_logger = logging.getLogger(__name__)
 Listener = Callable[[str, int], None]
 """Called with a table's id and its new version, from the store's own thread."""
 
@@ -119,7 +121,10 @@ class _Watchers:
         with self._lock:
             listeners = list(self._by_table.get(table_id, ()))
         for listener in listeners:
-            listener(table_id, version)
+            try:
+                listener(table_id, version)
+            except Exception:  # one bad listener must not silence the others, or the poller
+                _logger.exception("a listener of table %s failed", table_id)
 
 
 class DirTableStore:
