@@ -128,11 +128,11 @@ class _Watchers:
 
 
 class DirTableStore:
-    """Tables in a directory: ``ID.json`` holds ``{"version", "doc", "blob"}`` (the blob in
-    hex), replaced whole by an atomic, fsynced rename; ``ID.lock`` serializes the
-    compare-and-set of processes sharing the directory (``flock``). A process learns of
-    another's changes by polling the version of the tables it watches every
-    :data:`POLL` seconds (its own changes are announced at once)."""
+    """Tables in a directory: ``ID.table`` holds a line of JSON ``{"version", "doc"}``
+    and then the blob's bytes, replaced whole by an atomic, fsynced rename; ``ID.lock``
+    serializes the compare-and-set of processes sharing the directory (``flock``). A
+    process learns of another's changes by polling the version of the tables it watches
+    every :data:`POLL` seconds (its own changes are announced at once)."""
 
     def __init__(self, folder: str | os.PathLike[str]) -> None:
         self.folder = Path(folder)
@@ -151,7 +151,7 @@ class DirTableStore:
         self._start_lock = threading.Lock()
 
     def _path(self, table_id: str) -> Path:
-        return self.folder / f"{check_table_id(table_id)}.json"
+        return self.folder / f"{check_table_id(table_id)}.table"
 
     @contextlib.contextmanager
     def _locked(self, table_id: str) -> Iterator[None]:
@@ -169,20 +169,19 @@ class DirTableStore:
             return None
         except OSError as e:
             raise TableStoreError(f"cannot read table {path.stem}: {e.strerror}") from None
+        head, newline, blob = raw.partition(b"\n")
         try:
-            data = json.loads(raw)
-            return StoredTable(
-                path.stem, int(data["version"]), data["doc"], bytes.fromhex(data["blob"])
-            )
+            if not newline:
+                raise ValueError("no end to its header line")
+            data = json.loads(head)
+            return StoredTable(path.stem, int(data["version"]), data["doc"], blob)
         except (ValueError, KeyError, TypeError) as e:
             raise TableStoreError(f"table {path.stem} is damaged on disk: {e}") from None
 
     def _write(self, table_id: str, version: int, doc: dict[str, Any], blob: bytes) -> None:
-        data = json.dumps(
-            {"version": version, "doc": doc, "blob": blob.hex()}, separators=(",", ":")
-        )
-        try:
-            write_atomic(self._path(table_id), data)
+        head = json.dumps({"version": version, "doc": doc}, separators=(",", ":"))
+        try:  # compact JSON holds no raw newline: the header ends at the first one
+            write_atomic(self._path(table_id), head.encode() + b"\n" + blob)
         except OSError as e:
             raise TableStoreError(f"cannot write table {table_id}: {e.strerror}") from None
 
@@ -211,7 +210,7 @@ class DirTableStore:
     def recent(self, limit: int) -> list[dict[str, Any]]:
         """The docs of the tables changed most recently (by the files' times)."""
         found = sorted(
-            (p for p in self.folder.glob("*.json") if TABLE_ID.match(p.stem)),
+            (p for p in self.folder.glob("*.table") if TABLE_ID.match(p.stem)),
             key=lambda p: p.stat().st_mtime,
             reverse=True,
         )
