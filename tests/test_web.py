@@ -140,7 +140,12 @@ def test_the_page_answers_as_the_command_line(client: httpx.Client, q: dict[str,
         ("/?mine=R4,R5,R3&theirs=R4", "card R4 is given in theirs and in mine"),
         ("/?mine=R4,R5,R11", "unknown card 'R11' in mine"),
         ("/?mine=R4,R5,R3&mud=2", "mud must be 0 or 1, got '2'"),
-        ("/?mine=R4,R5", "mine has 2 card(s) (R4 R5); a claim needs a complete formation of 3"),
+        # short of cards, and wrong too: the real problem is named, in red
+        ("/?mine=R4,R4", "card R4 is given in mine twice"),
+        ("/?mine=alexander,darius", "mine has two Leaders (alexander darius)"),
+        ("/?mine=R4&theirs=B1,B2,B3,B4", "theirs has 4 cards (B1 B2 B3 B4)"),
+        ("/?mine=R4&seen=alexander", "alexander in seen: seen lists face-up troops only"),
+        ("/?mine=R4&zone=hand", "zone must be mine, theirs or seen, got 'hand'"),
     ],
 )
 def test_bad_input_is_refused_in_place(client: httpx.Client, url: str, message: str) -> None:
@@ -150,6 +155,32 @@ def test_bad_input_is_refused_in_place(client: httpx.Client, url: str, message: 
     assert "data-verdict" not in found
     assert message in found["data-problem"][0]
     assert 'id="card-R10"' in r.text  # the table is still there to fix it
+
+
+@pytest.mark.parametrize(
+    ("url", "hint"),
+    [
+        ("/?mine=R4,R5", "1 more card for your side"),
+        ("/?mine=R4", "2 more cards for your side"),
+        ("/?theirs=B8", "3 more cards for your side"),
+        ("/?mine=R4,R5,R3&mud=1", "1 more card for your side"),  # Mud: four a side
+        ("/?mine=R4,R5,R3&theirs=B1,B2&first=theirs", "1 more card for theirs"),
+        ("/?mine=R4&theirs=B1&first=theirs", "2 more cards for your side, 2 more cards for theirs"),
+    ],
+)
+def test_a_side_short_of_cards_gets_a_neutral_hint(
+    client: httpx.Client, url: str, hint: str
+) -> None:
+    """Not an error: the question cannot be asked yet, so the page says what is missing,
+    without the red problem line (on every tap until the side is complete)."""
+    for fragment in (False, True):
+        headers = {"HX-Request": "true"} if fragment else {}
+        r = client.get(url, headers=headers)
+        found = Attributes(r.text).found
+        assert r.status_code == 200
+        assert found["data-hint"] == [hint]
+        assert "data-problem" not in found and "data-verdict" not in found
+        assert 'class="problem"' not in r.text
 
 
 def test_an_empty_table_asks_for_cards(client: httpx.Client) -> None:
