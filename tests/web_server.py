@@ -29,7 +29,7 @@ class LiveServer:
         self.sock = socket.socket()
         self.sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        app = create_app(config or ServiceConfig())
+        app = self.app = create_app(config or ServiceConfig())
         cfg = uvicorn.Config(app, log_level="warning", access_log=False)
         self.server = uvicorn.Server(cfg)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]})
@@ -43,6 +43,9 @@ class LiveServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        tables = self.app.state.running.get("tables")
+        if tables is not None:  # open event streams would hold the shutdown
+            tables.end_streams()
         self.server.should_exit = True
         self.thread.join(20)
         self.sock.close()

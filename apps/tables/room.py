@@ -157,6 +157,7 @@ class Tables:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._channels: dict[str, _Channel] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- the store, off the event loop -----------------------------------------------------
     async def _load(self, table_id: str) -> StoredTable:
@@ -513,7 +514,7 @@ class Tables:
     async def _stream(self, table: StoredTable, seat: str | None) -> AsyncIterator[str]:
         import json
 
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         queue: asyncio.Queue[StoredTable | None] = asyncio.Queue()
         channel = self._channels.get(table.id)
         if channel is None:
@@ -550,10 +551,17 @@ class Tables:
     def end_streams(self) -> None:
         """End every event stream of this process (the service is stopping: a stream
         would otherwise hold the shutdown until its watcher leaves); EventSource
-        watchers reconnect by themselves."""
-        for channel in self._channels.values():
-            for queue in channel.queues:
-                queue.put_nowait(None)
+        watchers reconnect by themselves. Safe to call from any thread."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+
+        def end() -> None:
+            for channel in self._channels.values():
+                for queue in channel.queues:
+                    queue.put_nowait(None)
+
+        loop.call_soon_threadsafe(end)
 
     def close(self) -> None:
         """Stop the bots' tasks and the timers, and close the store."""
