@@ -1,0 +1,45 @@
+// battlejudge tables: keeps a table page live. The page's #table element names its events
+// stream (data-events) and its version (data-version); on each "table" event whose view is
+// newer, htmx redraws the table's fragment from the server (the page is never built here).
+// EventSource reconnects by itself. The running clock counts down between events.
+"use strict";
+
+(function () {
+  function table() { return document.getElementById("table"); }
+
+  function refresh() {
+    const el = table();
+    if (!el || !window.htmx) return;
+    window.htmx.ajax("GET", el.dataset.refresh, { target: "#table", select: "#table", swap: "outerHTML" });
+  }
+
+  function listen() {
+    const el = table();
+    if (!el || !el.dataset.events || !window.EventSource) return;
+    const source = new EventSource(el.dataset.events);
+    source.addEventListener("table", function (event) {
+      let view;
+      try { view = JSON.parse(event.data); } catch (e) { return; }
+      const now = table();
+      if (now && Number(view.version) > Number(now.dataset.version)) refresh();
+    });
+  }
+
+  function pad(n) { return (n < 10 ? "0" : "") + n; }
+
+  // The running side's time left, counted down from what the page was drawn with.
+  let drawn = { el: null, at: 0 };
+  function tick() {
+    const running = document.querySelector("#table [data-running=true]");
+    if (!running) return;
+    if (drawn.el !== running) drawn = { el: running, at: Date.now() };
+    const left = Math.max(0, Number(running.dataset.left) - (Date.now() - drawn.at) / 1000);
+    const shown = running.querySelector(".time");
+    if (shown) shown.textContent = Math.floor(left / 60) + ":" + pad(Math.floor(left % 60));
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    listen();
+    window.setInterval(tick, 1000);
+  });
+})();
