@@ -355,6 +355,7 @@ def test_playing_against_a_bot_in_the_browser(page: Page, server: LiveServer) ->
     page.fill("input[name=seed]", "21")
     page.click("#play-start")
     page.wait_for_selector('[data-mine="true"]')
+    assert "/tables/" in page.url and "token=" in page.url
     hand = page.locator(".hand.mine a.card")
     assert hand.count() == 7
     swapped(page, lambda: hand.first.click())
@@ -362,14 +363,54 @@ def test_playing_against_a_bot_in_the_browser(page: Page, server: LiveServer) ->
     assert targets.count() == 9  # an empty table: every flag takes a troop
     shot(page, "play-card-picked")
     swapped(page, lambda: page.locator('.flag[data-flag="5"] .target-move').click())
-    assert page.locator('.flag[data-flag="5"] .side.north .card').count() == 1
+    assert page.locator('.flag[data-flag="5"] .side.below .card').count() == 1  # mine, below
     draw = page.locator("button.move", has_text="draw troop")
     swapped(page, lambda: draw.click())
-    page.wait_for_selector('[data-mine="true"]')  # the bot has moved
+    # the bot moves in the background; the events stream has the page redrawn
+    page.wait_for_selector('.status[data-turn="3"][data-mine="true"]')
+    assert page.locator(".flag .side.above .card").count() == 1  # the bot's card, above
+    page.reload()  # the table lives in the store
+    assert page.locator('.flag[data-flag="5"] .side.below .card').count() == 1
     assert page.get_attribute(".status", "data-turn") == "3"
-    page.reload()  # the table lives on the server
-    assert page.locator('.flag[data-flag="5"] .side.north .card').count() == 1
-    assert page.get_attribute(".status", "data-turn") == "3"
+
+
+def test_a_table_for_two_stays_live_on_both_phones(browser: Browser, server: LiveServer) -> None:
+    """The lobby opens a table for two people; each seat's page, 360 px wide, follows the
+    other's moves through the events stream, and a spectator's too."""
+    phones = [
+        browser.new_context(viewport={"width": 360, "height": 740}, has_touch=True)
+        for _ in range(3)
+    ]
+    north, south, watcher = (c.new_page() for c in phones)
+    north.goto(server.url + "/tables")
+    assert north.evaluate("document.documentElement.scrollWidth") <= 360
+    shot(north, "tables-lobby-phone-360")
+    north.fill("input[name=seed]", "6")
+    north.fill("input[name=minutes]", "10")
+    north.click("#table-open")
+    south_url = server.url + (north.get_attribute("#sit-south", "href") or "")
+    watch_url = server.url + (north.get_attribute("a:has-text('Watch')", "href") or "")
+    north.click("#sit-north")
+    south.goto(south_url)
+    watcher.goto(watch_url)
+    north.wait_for_selector('[data-mine="true"]')
+    north.locator(".hand.mine a.card").first.click()
+    north.wait_for_selector(".target-move")
+    width = north.evaluate("document.documentElement.scrollWidth")
+    assert width <= 360, f"the table is {width} px wide on a 360 px phone"
+    shot(north, "table-seat-phone-360")
+    north.locator('.flag[data-flag="2"] .target-move').click()
+    north.wait_for_selector('.flag[data-flag="2"] .side.below .card')
+    for pg in (south, watcher):  # told by the events stream, no reload
+        pg.wait_for_selector('.flag[data-flag="2"] .side.north .card')
+    assert south.locator('.flag[data-flag="2"] .side.above .card').count() == 1
+    north.locator("button.move", has_text="draw troop").click()
+    south.wait_for_selector('[data-mine="true"]')
+    assert south.evaluate("document.documentElement.scrollWidth") <= 360
+    shot(south, "table-other-seat-phone-360")
+    assert watcher.locator("[data-hand-card]").count() == 0
+    for c in phones:
+        c.close()
 
 
 def test_bench_web_times_taps_and_checks_every_verdict() -> None:
