@@ -44,8 +44,12 @@ JSON_BODIES = {
     "/v1/claims:batch": {"questions": [VALID]},
     "/v1/verify": {"verdict": "valid"},
     "/v1/positions/claim": {"position": POSITION, "flag": 1, "player": "north"},
+    "/v1/tables": {"north": "human", "south": "human", "seed": 1},
+    "/v1/tables/{table_id}/actions": {"action": "draw troop"},
+    "/v1/tables/{table_id}/resign": {},
 }
-"""A body for each JSON endpoint (the verify one is refused as a certificate: 422)."""
+"""A body for each JSON endpoint (the verify one is refused as a certificate: 422; the
+tables' actions and resignation need a seat's token: 401)."""
 ANOTHER_SITE = "http://127.0.0.1:9"
 """Another origin: the same machine, another port (browsers call it the same site)."""
 CHROMIUM = find_chromium()
@@ -158,8 +162,10 @@ FORMS: dict[str, dict[str, Any]] = {
     "/web/verify": {"files": {"certificate": ("c.json", b"{}")}},
     "/audit": {"files": {"log": ("claims.log", b"hello\n")}},
     "/game": {"files": {"file": ("g.blg", b"1. N: nonsense\n")}},
-    "/play": {"data": {"seat": "north", "opponent": "random", "seed": "1"}},
-    "/play/{table_id}/move": {"data": {"seat": "north", "version": "0", "move": "draw troop"}},
+    "/play": {"data": {"seat": "north", "opponent": "heuristic", "seed": "1"}},
+    "/tables": {"data": {"north": "human", "south": "human", "seed": "1"}},
+    "/tables/{table_id}/act": {"data": {"token": "t", "version": "1", "action": "draw troop"}},
+    "/tables/{table_id}/resign": {"data": {"token": "t"}},
     **{path: {"json": body} for path, body in JSON_BODIES.items()},
 }
 """A request for each POST route, as its own page (or an engine) would send it."""
@@ -316,7 +322,7 @@ class Inline(HTMLParser):
 
 
 def test_no_page_has_inline_script_or_style(client: httpx.Client) -> None:
-    started = client.post("/play", data={"seat": "north", "opponent": "random", "seed": "3"})
+    started = client.post("/play", data={"seat": "north", "opponent": "heuristic", "seed": "3"})
     table = started.headers["location"]
     pages = [
         "/",
@@ -326,6 +332,8 @@ def test_no_page_has_inline_script_or_style(client: httpx.Client) -> None:
         "/game?src=ex:games/every-tactic.blg&step=40&flag=2&player=north",
         "/play",
         table,
+        table.split("?")[0],  # a spectator's page
+        "/tables",
         "/audit",
         "/docs",
     ]
@@ -468,7 +476,7 @@ ATTACKS = {
 </form><script>document.forms[0].submit()</script>""",
     # a form starting a game at the judge's table
     "/play-form.html": """<form method="post" action="{service}/play">
-<input name="seat" value="north"><input name="opponent" value="random"></form>
+<input name="seat" value="north"><input name="opponent" value="heuristic"></form>
 <script>document.forms[0].submit()</script>""",
     # a multipart form posting a batch of questions
     "/batch-form.html": """<form method="post" enctype="multipart/form-data"
@@ -592,12 +600,12 @@ def test_another_sites_page_gets_nothing_done_and_the_services_pages_still_work(
         page.wait_for_selector("[data-verified]")
         assert page.get_attribute("[data-verified]", "data-verified") == "true"
         page.goto(live.url + "/play")  # a plain form post, then htmx posts
-        page.check("input[name=opponent][value=random]")
+        page.check("input[name=opponent][value=heuristic]")
         page.click("#play-start")
         page.wait_for_selector('[data-mine="true"]')
         page.locator(".hand.mine a.card").first.click()  # hx-get
         page.locator('.flag[data-target="true"] .target-move').first.click()  # hx-post
-        page.wait_for_selector(".flag .side.north .card")
+        page.wait_for_selector(".flag .side.below .card")
         page.goto(live.url + "/game")  # an upload form
         page.set_input_files("#game-file", str(EXAMPLES / "games" / "every-tactic.blg"))
         page.click("#game-open")
