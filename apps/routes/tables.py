@@ -64,7 +64,10 @@ _NEW_TABLE = {
 _ACTION = {
     "type": "object",
     "required": ["action"],
-    "properties": {"action": {"type": "string", "example": "R7@3"}},
+    "properties": {
+        "action": {"type": "string", "example": "R7@3"},
+        "version": {"type": "integer", "description": "409 unless the table is at it"},
+    },
 }
 
 
@@ -145,10 +148,17 @@ async def act(request: Request, table_id: str) -> Response:
 
     async def handle() -> Any:
         body = await read_json(request)
-        if not isinstance(body, dict) or set(body) != {"action"}:
-            raise bad(422, 'body must be {"action": "..."} (an action in record notation)')
+        if not isinstance(body, dict) or "action" not in body or set(body) - {"action", "version"}:
+            raise bad(
+                422,
+                'body must be {"action": "..."} (an action in record notation), with '
+                '"version" if the action answers that version of the table',
+            )
+        version = body.get("version")
+        if version is not None and (isinstance(version, bool) or not isinstance(version, int)):
+            raise bad(422, f"body.version must be a whole number, got {version!r:.40}")
         status, out = await _tables(request).act(
-            table_id, token_of(request), body["action"], client(request)
+            table_id, token_of(request), body["action"], client(request), version
         )
         return json_response(status, out)
 

@@ -334,11 +334,17 @@ class Tables:
 
     # -- acting ----------------------------------------------------------------------------
     async def act(
-        self, table_id: str, token: str | None, action: Any, client: str
+        self,
+        table_id: str,
+        token: str | None,
+        action: Any,
+        client: str,
+        version: int | None = None,
     ) -> tuple[int, dict[str, Any]]:
         """The seat of ``token`` takes ``action``: 200 and its new view; 409 when it is not
-        its turn (or the game is over, or its time ran out); 422 naming why an action is
-        not legal, with a refused claim's answer and witness in ``claim``."""
+        its turn (or the game is over, or its time ran out, or the table is no longer at
+        ``version``, when given: the page that sent it showed an older table); 422 naming
+        why an action is not legal, with a refused claim's answer and witness in ``claim``."""
         if token is None:
             raise _fail(
                 401, "a seat's token is needed to act (X-Seat-Token header or token parameter)"
@@ -353,6 +359,8 @@ class Tables:
             assert seat is not None
             if table.doc.get("result") is not None:
                 raise _fail(409, "the game is over")
+            if version is not None and version != table.version:
+                raise _fail(409, f"the table moved on (version {table.version}; you saw {version})")
             try:
                 change = await self.judge.job(
                     client, work.act, table.blob, SEATS.index(seat), action, what="your action"

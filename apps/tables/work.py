@@ -69,6 +69,9 @@ class Game:
     moves: list[tuple[int, str]] = field(default_factory=list)
     public: list[dict[str, Any]] = field(default_factory=list)
     claims: list[dict[str, Any]] = field(default_factory=list)
+    refused: dict[tuple[int, int], int] = field(default_factory=dict)
+    """(seat, flag) -> how many actions the game had when that claim was refused: the
+    same claim is judged again only once the table has changed."""
 
     def bot_to_move(self) -> bool:
         """Whether a bot must decide now."""
@@ -256,12 +259,19 @@ def _try_claim(g: Game, seat: int, action: Action) -> dict[str, Any]:
     claim window is open and the side complete (recorded as a claim decided), or
     :class:`InputError` saying why it cannot be made at all."""
     state = g.state
+    key = (seat, action.flag)
+    if g.refused.get(key) == len(state.history):
+        raise InputError(
+            f"{PLAYERS[seat]}'s claim of {state.naming.flag} {action.flag} was refused and "
+            "nothing has changed on the table since: the judge's answer stands"
+        )
     try:
         state.apply_action(action)
     except IllegalActionError as e:
         proof = _refutation(state, seat, action)
         if proof is None:
             raise InputError(str(e)) from None
+        g.refused[key] = len(state.history)
         claim = _claim_json(g, state.turn, seat, action.flag, proof)
         g.claims.append(claim)
         g.public.append(

@@ -378,7 +378,13 @@ async def act(request: Request, table_id: str) -> Response:
     if str(view["version"]) != version:
         return _show(request, 409, view, token, problem="the table moved on: here it is now")
     try:
-        status, out = await tables.act(table_id, token, action, client(request))
+        status, out = await tables.act(
+            table_id,
+            token,
+            action,
+            client(request),
+            int(version),  # closes a race of tabs
+        )
     except ServiceError as e:
         return _show(request, e.status, view, token, problem=one_line(e))
     if status != 200:  # a refused claim: the claim, with its witness, is in the new view
