@@ -818,3 +818,183 @@ def bench_bots(
         f"  ratio {name}/{baseline}: {figures['ratio_median_s']:.2f}x the time per move, "
         + (f"{peak:.2f}x the peak memory per move" if peak is not None else "no memory ratio")
     )
+
+
+# -- bench tables -------------------------------------------------------------------------
+@bench.command("tables")
+@click.option(
+    "--tables", default=100, show_default=True, type=click.IntRange(min=1), help="Tables at once."
+)
+@click.option(
+    "--think",
+    default=0.5,
+    show_default=True,
+    type=click.FloatRange(min=0.0),
+    metavar="SECONDS",
+    help="Each seat's think time before an action, jittered ±50% (seeded), to model people; "
+    "0: act as fast as possible.",
+)
+@click.option(
+    "--seconds",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds measured after the warm-up.",
+)
+@click.option(
+    "--warmup",
+    default=5.0,
+    show_default=True,
+    type=click.FloatRange(min=0.0),
+    metavar="SECONDS",
+    help="Seconds played before the measuring starts.",
+)
+@click.option(
+    "--actions",
+    default=None,
+    type=click.IntRange(min=1),
+    help="Stop the measuring once this many actions are made (before --seconds).",
+)
+@click.option(
+    "--baseline-seconds",
+    default=5.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="Seconds of the one-table baseline (run first, same think time).",
+)
+@click.option(
+    "--seed", default=1, show_default=True, help="Seed of the tables, thinks and choices."
+)
+@click.option(
+    "--workers",
+    default=2,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="The started service's --workers.",
+)
+@click.option(
+    "--store",
+    default=None,
+    metavar="DIR|URL",
+    help="The started service's --tables (a directory or a postgresql:// URL) "
+    "[default: a temporary directory].",
+)
+@click.option(
+    "--url",
+    default=None,
+    metavar="http://HOST:PORT",
+    help="Aim at this running service (with its tables) instead of starting one.",
+)
+@click.option(
+    "--one-address",
+    is_flag=True,
+    help="Every seat from one address, as a club behind one NAT (by default each seat on "
+    "loopback has an address of its own, so the service sees each person as a client).",
+)
+@click.option("--json", "as_json", is_flag=True)
+def bench_tables(
+    tables: int,
+    think: float,
+    seconds: float,
+    warmup: float,
+    actions: int | None,
+    baseline_seconds: float,
+    seed: int,
+    workers: int,
+    store: str | None,
+    url: str | None,
+    one_address: bool,
+    as_json: bool,
+) -> None:
+    """Online tables played by scripted seats (battlejudge.bench.tables): TABLES tables at
+    once, each seat holding its event stream open and acting when its view says so (a
+    random legal action after THINK seconds ±50%); for each action, the time from sending
+    it to the other seat's stream delivering the new version, and the POST's own time;
+    beside a one-table baseline measured first in the same run. A finished game's table is
+    replaced by a new one. By default against `battlejudge serve --workers 2 --tables
+    TMPDIR` started for the run. The issue's target: on a quiet 2-core machine, 100
+    tables, p99 <= 100 ms; a miss is printed, not an error exit."""
+    from battlejudge.bench.tables import Settings, endpoint_of, run_tables
+
+    if store is not None and url is not None:
+        raise click.UsageError("--store goes with the service the bench starts, not --url")
+    try:
+        if url is not None:
+            endpoint_of(url)
+        settings = Settings(
+            tables=tables,
+            think=think,
+            seconds=seconds,
+            warmup=warmup,
+            actions=actions,
+            baseline_seconds=baseline_seconds,
+            seed=seed,
+            workers=workers,
+            store=store,
+            url=url,
+            one_address=one_address,
+        )
+
+        def progress(what: str) -> None:
+            if not as_json:
+                click.echo(f"  ... {what}", err=True)
+
+        r = run_tables(settings, progress)
+    except InputError as e:
+        fail(str(e))
+    except ServiceError as e:
+        raise click.ClickException(str(e)) from None
+    if as_json:
+        emit_json(r)
+        return
+    _print_bench_tables(r)
+
+
+def _print_bench_tables(r: dict[str, Any]) -> None:
+    s, run, base = r["settings"], r["run"], r["baseline"]
+    think = "as fast as possible" if s["think_s"] == 0 else f"think {s['think_s']:g} s ±50%"
+    click.echo(
+        f"bench tables: {s['tables']} tables of two scripted seats, {think}; against "
+        f"{r['service']} ({r['cores']} cores; seat addresses: {r['seat_addresses']}); "
+        f"{run['seconds']:.1f} s measured after a {s['warmup_s']:g} s warm-up (seed {s['seed']})"
+    )
+    click.echo(
+        f"  {'':<14}{'actions':>8}{'per s':>8}  {'action -> other seat event ms':<32}"
+        f"{'POST ms':<16}{'games':>6}"
+    )
+    click.echo(
+        f"  {'tables':<14}{'':>8}{'':>8}  {'p50':>7}{'p90':>8}{'p99':>8}{'max':>8}  "
+        f"{'p50':>7}{'p99':>8} {'ended':>6}"
+    )
+    for name, f in ((f"{run['tables']}", run), ("1 (baseline)", base)):
+        e, p = f["event_ms"], f["post_ms"]
+        click.echo(
+            f"  {name:<14}{f['actions']:>8}{f['actions_per_s']:>8.1f}  {e['p50']:>7.1f}"
+            f"{e['p90']:>8.1f}{e['p99']:>8.1f}{e['max']:>8.1f}  {p['p50']:>7.1f}{p['p99']:>8.1f}"
+            f" {f['games_finished']:>6}"
+        )
+    ratio = r["ratio_p99"]
+    click.echo(
+        f"  ratio p99({run['tables']})/p99(1): "
+        + ("-" if ratio is None else f"{ratio:.2f}x")
+        + f" (the baseline's p99 is of {base['events_timed']} actions)"
+    )
+    for name, f in ((f"{run['tables']} tables", run), ("baseline", base)):
+        errors = ", ".join(f"{k}: {v}" for k, v in f["errors"].items()) or "none"
+        click.echo(f"  errors ({name}, warm-up included): {errors}")
+    lag = run["bench_loop_lag_ms"]
+    service = run["service_cpu_s"]
+    click.echo(
+        f"  the bench's own process: {run['bench_cpu_s']:.1f} CPU s in {run['seconds']:.1f} s "
+        f"({run['bench_cpu_share']:.0%} of a core), its loop's lag p99 {lag['p99']:.1f} ms, "
+        f"max {lag['max']:.1f} ms"
+        + (
+            ""
+            if service is None
+            else f"; the service (all its processes): {service:.1f} CPU s "
+            f"({service / run['seconds'] / r['cores']:.0%} of {r['cores']} cores)"
+        )
+    )
+    t = r["target"]
+    note = "" if s["tables"] == t["tables"] else f" (the target is for {t['tables']} tables)"
+    click.echo(f"  target p99 <= {t['p99_ms']:g} ms: {'met' if t['met'] else 'missed'}{note}")
