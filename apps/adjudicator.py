@@ -151,17 +151,30 @@ class Adjudicator:
             self.view.close()
 
     async def job(
-        self, client: str, fn: Callable[..., T], *args: Any, what: str, scale: float = 1.0
+        self,
+        client: str,
+        fn: Callable[..., T],
+        *args: Any,
+        what: str,
+        scale: float = 1.0,
+        short: bool = False,
     ) -> T:
         """``fn(*args)`` as a job of ``client``: in its turn (:mod:`.scheduler`), in a
         worker, within the time and memory limits (:class:`UndecidedError` past them);
-        ``scale`` times the time limit for work made of many questions (a web audit)."""
+        ``scale`` times the time limit for work made of many questions (a web audit);
+        ``short`` for work known to be brief, whose worker is never demoted
+        (:meth:`~battlejudge.apps.workers.WorkerPool.run`)."""
         cfg = self.config
         limit = cfg.time_limit * scale
 
         async def work(busy: bool) -> T:
             return await (self.bulk if busy else self.pool).run(
-                fn, *args, time_limit=limit, memory_limit=cfg.memory_limit, what=what
+                fn,
+                *args,
+                time_limit=limit,
+                memory_limit=cfg.memory_limit,
+                what=what,
+                demote=not short,
             )
 
         return await self.queue.run(client, work)

@@ -34,8 +34,9 @@ __all__ = ["WorkerPool"]
 log = logging.getLogger(__name__)
 R = TypeVar("R")
 
-PRELOAD: Final = ["battlejudge.apps.claim_work"]
-"""Imported once by the forkserver, so a new worker starts with the solver loaded."""
+PRELOAD: Final = ["battlejudge.apps.claim_work", "battlejudge.apps.tables.work"]
+"""Imported once by the forkserver, so a new worker starts with the solver and the
+tables' game work loaded."""
 
 
 DEMOTE_AFTER: Final = 0.05
@@ -160,10 +161,14 @@ class WorkerPool:
         time_limit: float,
         memory_limit: int | None,
         what: str,
+        demote: bool = True,
     ) -> R:
         """``fn(*args)`` in a worker within ``time_limit`` seconds and ``memory_limit``
         bytes (see the module); returns what it returns or raises what it raises.
-        ``fn`` and ``args`` must pickle (a module-level function)."""
+        ``fn`` and ``args`` must pickle (a module-level function). ``demote=False`` for
+        work known to be short (a move at a table): on busy cores its wall time may pass
+        :data:`DEMOTE_AFTER` while its CPU time is a millisecond, and retiring the
+        worker for it would cost a process start per job."""
         if self._closed:
             raise BattlejudgeError("the worker pool is closed")
         worker = await self._take()
@@ -180,7 +185,9 @@ class WorkerPool:
         # or reply larger than the pipe's buffer is then sent and read whole only when the
         # fd blocks again, as it does under asyncio's own loop.
         os.set_blocking(fd, True)
-        demotion = loop.call_later(DEMOTE_AFTER, worker.demote if self.nice == 0 else _nothing)
+        demotion = loop.call_later(
+            DEMOTE_AFTER, worker.demote if self.nice == 0 and demote else _nothing
+        )
         keep = False
         try:
             worker.conn.send((fn, args, memory_limit))

@@ -30,7 +30,9 @@ import hmac
 import logging
 import secrets
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -45,6 +47,8 @@ BOT_WORK: Final = 5.0
 think for about a second of wall time, longer on a busy machine)."""
 MAX_MINUTES: Final = 180
 MAX_INCREMENT: Final = 600
+CACHE: Final = 512
+"""Tables whose latest copy a process keeps in memory (a few tens of KB each)."""
 KEEPALIVE: Final = 15.0
 """Seconds between the comments that keep an idle event stream open through proxies."""
 _logger = logging.getLogger(__name__)
@@ -158,29 +162,65 @@ class Tables:
         self._channels: dict[str, _Channel] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._latest: OrderedDict[str, StoredTable] = OrderedDict()
+        self._own: dict[str, int] = {}
+        """Table -> the version this process is saving now (its announcement is no news)."""
+        # the store's calls get threads of their own: behind the default pool's (which
+        # starts worker processes) a read waited 50 times its own length under load
+        self._reads = ThreadPoolExecutor(4, thread_name_prefix="battlejudge-tables-read")
+        self._writes = ThreadPoolExecutor(4, thread_name_prefix="battlejudge-tables-write")
 
     # -- the store, off the event loop -----------------------------------------------------
-    async def _load(self, table_id: str) -> StoredTable:
+    async def _load(self, table_id: str, cached: bool = False) -> StoredTable:
+        """The table from the store, or with ``cached`` as this process last saved or
+        heard of it (a stale copy is harmless where a save follows: the save's
+        compare-and-set refuses it)."""
         try:
             check_table_id(table_id)
         except InputError as e:
             raise _fail(404, str(e)) from None
+        hit = self._latest.get(table_id) if cached else None
+        if hit is not None:
+            self._latest.move_to_end(table_id)
+            return hit
+        loop = asyncio.get_running_loop()
         try:
-            found = await asyncio.to_thread(self.store.load, table_id)
+            found = await loop.run_in_executor(self._reads, self.store.load, table_id)
         except TableStoreError as e:
             raise _fail(503, f"the tables cannot be read: {e}") from None
         if found is None:
             raise _fail(404, f"no such table: {table_id!r}")
+        self._remember(found)
         return found
 
+    def _remember(self, table: StoredTable) -> None:
+        """Keep the newest copy of a table seen (the :data:`CACHE` most recent tables)."""
+        old = self._latest.get(table.id)
+        if old is None or old.version <= table.version:
+            self._latest[table.id] = table
+            self._latest.move_to_end(table.id)
+            while len(self._latest) > CACHE:
+                self._latest.popitem(last=False)
+
     async def _save(self, old: StoredTable, doc: dict[str, Any], blob: bytes) -> StoredTable | None:
+        """Save the table's next version (None: another change came first). The store
+        announces the save to this process too; :meth:`_heard` knows it for its own."""
+        loop = asyncio.get_running_loop()
+        self._own[old.id] = old.version + 1
         try:
-            ok = await asyncio.to_thread(self.store.save, old.id, old.version, doc, blob)
+            ok = await loop.run_in_executor(
+                self._writes, self.store.save, old.id, old.version, doc, blob
+            )
         except TableStoreError as e:
             raise _fail(503, f"the table cannot be saved, so nothing was played: {e}") from None
-        if not ok:
+        finally:
+            self._own.pop(old.id, None)
+        if not ok:  # another process changed it: tell this one's watchers, forget the copy
+            self._latest.pop(old.id, None)
+            self._spawn(self._fetch(old.id, old.version + 1))
             return None
         saved = StoredTable(old.id, old.version + 1, doc, blob)
+        self._remember(saved)
         self._publish(saved)
         return saved
 
@@ -278,8 +318,9 @@ class Tables:
         }
 
     async def _current(self, table_id: str) -> StoredTable:
-        """The table, its fallen flag (if any) dropped first, its bots set moving."""
-        table = await self._load(table_id)
+        """The table, its fallen flag (if any) dropped first, its bots set moving. From
+        memory while this process watches it (every change then reaches it at once)."""
+        table = await self._load(table_id, cached=table_id in self._channels)
         table = await self._timeout_if_due(table)
         self._after(table)
         return table
@@ -354,22 +395,11 @@ class Tables:
                 422, f"body.action must be an action in record notation, got {action!r:.40}"
             )
         async with self._lock(table_id):
-            table = await self._timeout_if_due(await self._load(table_id))
-            seat = self.seat_of(table, token)
-            assert seat is not None
-            if table.doc.get("result") is not None:
-                raise _fail(409, "the game is over")
-            if version is not None and version != table.version:
-                raise _fail(409, f"the table moved on (version {table.version}; you saw {version})")
-            try:
-                change = await self.judge.job(
-                    client, work.act, table.blob, SEATS.index(seat), action, what="your action"
+            saved, change, seat = await self._act_once(table_id, token, action, client, version)
+            if saved is None:  # another process changed the table: once more, on the news
+                saved, change, seat = await self._act_once(
+                    table_id, token, action, client, version, cached=False
                 )
-            except work.NotYourTurn as e:
-                raise _fail(409, str(e)) from None
-            except InputError as e:
-                raise _fail(422, str(e)) from None
-            saved = await self._commit(table, change)
             if saved is None:
                 raise _fail(409, "the table moved on before your action was saved: look again")
         self._after(saved)
@@ -379,12 +409,46 @@ class Tables:
             return 422, {"error": change.refused["error"], "claim": claim, "view": view}
         return 200, view
 
+    async def _act_once(
+        self,
+        table_id: str,
+        token: str,
+        action: str,
+        client: str,
+        version: int | None,
+        cached: bool = True,
+    ) -> tuple[StoredTable | None, work.Change, str]:
+        """:meth:`act` on the table as this process knows it (``cached``) or as stored:
+        the saved table (None when another change came first), the change, the seat."""
+        table = await self._timeout_if_due(await self._load(table_id, cached))
+        seat = self.seat_of(table, token)
+        assert seat is not None
+        if table.doc.get("result") is not None:
+            raise _fail(409, "the game is over")
+        if version is not None and version != table.version:
+            raise _fail(409, f"the table moved on (version {table.version}; you saw {version})")
+        try:
+            change = await self.judge.job(
+                client,
+                work.act,
+                table.blob,
+                SEATS.index(seat),
+                action,
+                what="your action",
+                short=True,
+            )
+        except work.NotYourTurn as e:
+            raise _fail(409, str(e)) from None
+        except InputError as e:
+            raise _fail(422, str(e)) from None
+        return await self._commit(table, change), change, seat
+
     async def resign(self, table_id: str, token: str | None) -> dict[str, Any]:
         """The token's seat resigns: the other wins. 409 when the game is over."""
         if token is None:
             raise _fail(401, "a seat's token is needed to resign")
         async with self._lock(table_id):
-            table = await self._load(table_id)
+            table = await self._load(table_id)  # as stored: a resignation is final
             seat = self.seat_of(table, token)
             assert seat is not None
             saved = await self._forfeit(table, seat, "resigned")
@@ -403,6 +467,7 @@ class Tables:
                 SEATS.index(seat),
                 why,
                 what="the game's end",
+                short=True,
             )
         except work.NotYourTurn as e:
             raise _fail(409, str(e)) from None
@@ -432,7 +497,7 @@ class Tables:
         while misses < 3:
             try:
                 async with self._lock(table_id):
-                    table = await self._timeout_if_due(await self._load(table_id))
+                    table = await self._timeout_if_due(await self._load(table_id, misses == 0))
                     if not table.doc.get("bot_to_move") or table.doc.get("result") is not None:
                         return
                     change = await self.judge.job(
@@ -499,7 +564,7 @@ class Tables:
     def _heard(self, table_id: str, version: int) -> None:
         """The store's word of a change (from its thread): fetch it once for every watcher."""
         channel = self._channels.get(table_id)
-        if channel is not None and version > channel.seen:
+        if channel is not None and version > max(channel.seen, self._own.get(table_id, 0)):
             self._spawn(self._fetch(table_id, version))
 
     async def _fetch(self, table_id: str, version: int) -> None:
@@ -581,6 +646,8 @@ class Tables:
             if channel.stop is not None:
                 channel.stop()
         self._channels.clear()
+        self._reads.shutdown(wait=True)
+        self._writes.shutdown(wait=True)
         self.store.close()
 
 

@@ -199,8 +199,7 @@ class DirTableStore:
     def save(self, table_id: str, expected: int, doc: dict[str, Any], blob: bytes) -> bool:
         """Compare-and-set the table's next version (:meth:`TableStore.save`)."""
         with self._locked(check_table_id(table_id)):
-            now = self._read(self._path(table_id))
-            if now is None or now.version != expected:
+            if self._version_on_disk(table_id) != expected:  # its header line only
                 return False
             self._write(table_id, expected + 1, doc, blob)
             self._seen[table_id] = max(self._seen.get(table_id, 0), expected + 1)
