@@ -60,8 +60,6 @@ API_TIMEOUT_S = 60.0
 """How long an action may take to change the table (a claim is judged by the solver)."""
 GUILE = ("scout", "redeploy", "deserter", "traitor")
 """The tactics whose actions are named by the card (``redeploy R7@3>5``, ``scout``)."""
-RETURN = re.compile(r"return \S+")
-"""A Scout's return in the last moves (the card it put back on its deck)."""
 IS_OTHER_DOCUMENT = "() => window.stillTheFirstDocument !== true"
 MARK_THE_DOCUMENT = "() => { window.stillTheFirstDocument = true; }"
 
@@ -219,15 +217,8 @@ class Outside(HTMLParser):
 
     def words(self) -> set[str]:
         """The words of the text (text nodes kept apart: a card's letter and value are
-        two nodes, "R" and "7", never the word "R7"), but for the other seat's Scout
-        returns in the last moves (``return O1``: a known leak, pinned by
-        :func:`test_a_scouts_returned_cards_are_not_told_to_the_other_seat`)."""
-        return {
-            w
-            for t in self.text
-            if not RETURN.fullmatch(t.strip())
-            for w in re.findall(r"[A-Za-z0-9]+", t)
-        }
+        two nodes, "R" and "7", never the word "R7")."""
+        return {w for t in self.text for w in re.findall(r"[A-Za-z0-9]+", t)}
 
 
 def label(card: str) -> str:
@@ -458,14 +449,6 @@ def test_two_browsers_play_a_whole_game_through_a_restart(
     assert report["claims"] == counts["accepted"], report  # the record holds accepted ones
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: every viewer's last moves (apps/tables/work.py _last, from the engine's "
-    "public action text) name the cards a Scout put back on its deck ('return O1'), so "
-    "the other seat and spectators learn the decks' top cards, and which of them the "
-    "Scout's player holds once he draws them again; docs/tables.md promises no answer "
-    "holds the order of the decks",
-)
 def test_a_scouts_returned_cards_are_not_told_to_the_other_seat(tmp_path: Path) -> None:
     """A seat plays its Scout as soon as it can and puts two cards back: the other seat's
     view and page, and the spectator's, do not say which cards went back."""

@@ -20,7 +20,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from battlejudge.engines.battleline.actions import CLAIM, DRAW, END_CLAIMS, Action
+from battlejudge.engines.battleline.actions import CLAIM, DRAW, END_CLAIMS, RETURN, Action
 from battlejudge.engines.battleline.state import (
     CLAIM_END,
     CLAIM_START,
@@ -35,6 +35,7 @@ from battlejudge.engines.games import GameMeta, Setup, get_game
 from battlejudge.engines.records import record_format
 from battlejudge.proofs.log import PreparedRecord, claim_record, prepare_record
 from battlejudge.solver import battleline as bl
+from battlejudge.solver.battleline.cards import TROOP_COUNT
 from battlejudge.solver.errors import InputError
 
 GAMES: Final = ("battleline", "nine-circles")
@@ -158,14 +159,16 @@ def _apply(g: Game, player: int, action: Action) -> None:
         if state.phase == DRAW_CARD and last is not None and last["draws"] and "card" not in last:
             last["card"] = notation  # for the drawer's eyes only (:func:`_last`)
     elif action.kind != END_CLAIMS:
-        g.public.append(
-            {
-                "turn": state.turn,
-                "seat": PLAYERS[player],
-                "action": notation,
-                "draws": action.kind == DRAW,
-            }
-        )
+        entry = {
+            "turn": state.turn,
+            "seat": PLAYERS[player],
+            "action": notation,
+            "draws": action.kind == DRAW,
+        }
+        if action.kind == RETURN:  # face down on its deck (Rules: Scout): which card is his
+            entry["own"] = notation
+            entry["action"] = f"return {'troop' if action.card < TROOP_COUNT else 'tactics'}"
+        g.public.append(entry)
     g.moves.append((player, notation))
     state.apply_action(action)
     for c in state.claims[claims:]:
@@ -427,13 +430,18 @@ def _flags(state: BattleLineState) -> list[dict[str, Any]]:
 
 
 def _last(g: Game, viewer: str) -> list[dict[str, Any]]:
+    """The latest actions as ``viewer`` may know them: a card drawn, and the cards a
+    Scout put back face down (only the deck is seen), are told to that seat alone."""
     out = []
     for entry in g.public[-LAST:]:
         item = {k: entry[k] for k in ("turn", "seat", "action")}
         if entry.get("refused"):
             item["refused"] = True
-        if entry.get("card") is not None and entry["seat"] == viewer:
-            item["card"] = entry["card"]
+        if entry["seat"] == viewer:  # what only the seat that acted knows
+            if entry.get("card") is not None:
+                item["card"] = entry["card"]
+            if entry.get("own") is not None:
+                item["action"] = entry["own"]
         out.append(item)
     return out
 
