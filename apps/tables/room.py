@@ -307,7 +307,7 @@ class Tables:
                 "log_seq": seqs[i] if i < len(seqs) else None,
                 "certificate_url": f"/v1/tables/{table.id}/claims/{i + 1}/certificate",
             }
-            for i, c in enumerate(view["claims"])
+            for i, c in enumerate(doc["claims"])
         ]
         return {
             "table": table.id,
@@ -362,7 +362,7 @@ class Tables:
         from battlejudge.apps.tables.work import certificate_of
 
         table = await self._current(table_id)
-        claims = table.doc["views"]["spectator"]["claims"]
+        claims = table.doc["claims"]
         if not 1 <= number <= len(claims):
             raise _fail(404, f"table {table_id} has no claim {number} ({len(claims)} made)")
         cert: dict[str, Any] = await self.judge.job(
@@ -652,8 +652,14 @@ class Tables:
 
 
 def _apply_change(doc: dict[str, Any], change: work.Change, seqs: list[int | None]) -> None:
-    """Put a change's views, state and claims' log seqs into a table's document."""
-    doc["views"] = change.views
+    """Put a change's views, state and claims' log seqs into a table's document. The
+    claims, the same for every viewer, are kept once (:meth:`Tables.shown` puts them back
+    into each view)."""
+    doc["claims"] = change.views["spectator"]["claims"]
+    doc["views"] = {
+        viewer: {k: v for k, v in view.items() if k != "claims"}
+        for viewer, view in change.views.items()
+    }
     doc["to_move"] = change.to_move
     doc["bot_to_move"] = change.bot_to_move
     doc["result"] = change.views["spectator"]["result"]

@@ -173,6 +173,9 @@ def _apply(g: Game, player: int, action: Action) -> None:
     state.apply_action(action)
     for c in state.claims[claims:]:
         g.claims.append(_claim_json(g, c.turn, c.player, c.flag, c.proof))
+    # the proofs (CNF and DRAT text) are in g.claims as JSON now: kept in the state too,
+    # they were most of the bytes carried to and from a worker and stored at every move
+    del state.claims[:]
 
 
 def _claim_json(
@@ -346,6 +349,7 @@ def _change(
     g: Game, records: list[PreparedRecord], refused: dict[str, Any] | None = None
 ) -> Change:
     state = g.state
+    state.log = None  # the claims it collected are in ``records``; not part of the game
     over = state.is_terminal()
     who = state.current_player()
     return Change(
