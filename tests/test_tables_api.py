@@ -926,14 +926,6 @@ def test_the_hidden_cards_check_finds_a_card_put_where_it_does_not_belong(
     assert [c for c, _, _ in card_mentions({"a": "R10@3>4", "table": "xR3-fog"})] == ["R10"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="apps/tables/room.py Tables.resign loads the table as stored (_load, not "
-    "_timeout_if_due, 'a resignation is final'), so a seat resigning after the other "
-    "seat's time ran out, with no timer watching (a restart, another process), makes the "
-    "seat that ran out win by 'resigned'; running out is a loss: 409 the game is over, "
-    "the result 'timeout'",
-)
 def test_resigning_after_the_other_seats_time_ran_out_does_not_make_it_win(
     tmp_path: Path,
 ) -> None:

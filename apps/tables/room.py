@@ -448,7 +448,9 @@ class Tables:
         if token is None:
             raise _fail(401, "a seat's token is needed to resign")
         async with self._lock(table_id):
-            table = await self._load(table_id)  # as stored: a resignation is final
+            # as stored (a resignation is final), and a fallen flag first: the seat whose
+            # time ran out has lost already, whoever resigns after
+            table = await self._timeout_if_due(await self._load(table_id))
             seat = self.seat_of(table, token)
             assert seat is not None
             saved = await self._forfeit(table, seat, "resigned")

@@ -145,7 +145,9 @@ def start(
 
 
 def _load(blob: bytes) -> Game:
+    """A stored game; fields added since it was stored take their defaults."""
     g: Game = pickle.loads(blob)
+    g.__dict__.setdefault("refused", {})
     return g
 
 
@@ -157,7 +159,7 @@ def _apply(g: Game, player: int, action: Action) -> None:
     if player == CHANCE:
         last = g.public[-1] if g.public else None
         if state.phase == DRAW_CARD and last is not None and last["draws"] and "card" not in last:
-            last["card"] = notation  # for the drawer's eyes only (:func:`_last`)
+            last["card"] = state.naming.card(action.card)  # the drawer's eyes only (_last)
     elif action.kind != END_CLAIMS:
         entry = {
             "turn": state.turn,
