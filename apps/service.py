@@ -253,7 +253,8 @@ def serve(config: ServiceConfig, host: str, port: int, access_log: bool = False)
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: Any) -> None:
             super().handle_exit(sig, frame)
-            tables = self.config.app.state.running.get("tables")
+            app: Any = self.config.app  # the FastAPI app of server_config
+            tables = app.state.running.get("tables")
             if tables is not None:  # open event streams would hold the shutdown
                 tables.end_streams()
 

@@ -5,10 +5,10 @@ download and a drop zone to verify one; :mod:`.checker_routes`), the table viewe
 ``/game`` (:mod:`.game_routes`), the online tables' lobby and pages at ``/tables``
 (:mod:`.tables_routes`, over :mod:`battlejudge.apps.tables`), play against a bot at
 ``/play`` (:mod:`.play_routes`, a table of the same kind) and the judge's audit at
-``/audit`` (:mod:`.audit_routes`), gathered with the pages' static files in
-:mod:`.routes`; what they share (templates, the answer panel) is in :mod:`.pages`. Work that
-takes time runs in the service's worker processes, in modules free of the web stack
-(:mod:`.game_work`, :mod:`.audit_work`, :mod:`battlejudge.apps.tables.work`), which is why this package's own
+``/audit`` (:mod:`.audit_routes`), gathered with the pages' static files in :mod:`.routes`;
+what they share (templates, the answer panel) is in :mod:`.pages`. Work that takes time runs
+in the service's worker processes, in modules free of the web stack (:mod:`.game_work`,
+:mod:`.audit_work`, :mod:`battlejudge.apps.tables.work`), which is why this package's own
 module imports nothing. Everything the pages load comes from this package (``static/``:
 htmx, vendored from the npm registry, and the pages' own style and scripts), so they work
 offline. The pages hold no model of the rules: every answer is the server's, from the
