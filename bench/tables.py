@@ -42,6 +42,9 @@ from battlejudge.bench.raw_http import read_response
 from battlejudge.bench.serve import ServiceError, free_port, percentile
 from battlejudge.solver.errors import InputError
 
+ERROR_LINE: Final = "battlejudge: error: "
+"""How the command line starts its one-line error (the started service's, read back)."""
+
 __all__ = [
     "TARGET_MS",
     "TARGET_TABLES",
@@ -587,6 +590,9 @@ def started_service(workers: int, store: str | None = None) -> Iterator[tuple[st
                 except OSError:
                     if time.monotonic() > deadline or server.poll() is not None:
                         tail = out_path.read_text(errors="replace")[-600:]
+                        said = [ln for ln in tail.splitlines() if ln.startswith(ERROR_LINE)]
+                        if server.poll() == 2 and said:  # bad input: the store, say
+                            raise InputError(said[-1][len(ERROR_LINE) :]) from None
                         raise ServiceError(f"the server did not start:\n{tail}") from None
                     time.sleep(0.1)
             yield f"http://127.0.0.1:{port}", server.pid

@@ -218,11 +218,12 @@ def _check_tables(where: str) -> None:
     """Open the tables' store once, so that a bad directory or URL is bad input now."""
     from battlejudge.apps.tables.store import TableStoreError
     from battlejudge.apps.tables.stores import open_table_store
+    from battlejudge.solver.errors import InputError
 
     try:
         open_table_store(where).close()
-    except TableStoreError as e:
-        raise click.BadParameter(str(e), param_hint="--tables") from None
+    except TableStoreError as e:  # its message names the store, without a password
+        raise InputError(f"--tables: {e}") from None
 
 
 @click.group("api-keys")

@@ -538,6 +538,15 @@ CASES: dict[str, Case] = {
         lambda w: [run_process("bench", "log", *_small_bench(), "--json", "--pg-url", w.url)],
         empty=True,
     ),
+    "bench tables": Case(
+        lambda w: [
+            run_process(
+                *("bench", "tables", "--store", w.url, "--tables", "1", "--think", "0"),
+                *("--seconds", "0.5", "--warmup", "0", "--baseline-seconds", "0.2", "--json"),
+            )
+        ],
+        empty=True,
+    ),
 }
 """Every command that takes a log, and how to run it."""
 
