@@ -7,10 +7,23 @@
 (function () {
   function table() { return document.getElementById("table"); }
 
+  let asking = false;  // a redraw is on its way: one at a time
   function refresh() {
     const el = table();
-    if (!el || !window.htmx) return;
-    window.htmx.ajax("GET", el.dataset.refresh, { target: "#table", select: "#table", swap: "outerHTML" });
+    if (!el || !window.htmx || asking) return;
+    asking = true;
+    const done = function () { asking = false; catchUp(); };
+    window.htmx.ajax("GET", el.dataset.refresh, { target: "#table", select: "#table", swap: "outerHTML" })
+      .then(done, done);
+  }
+
+  // The newest version the events stream has announced. A redraw may land older than it:
+  // the answer to this page's own action, sent before a bot's reply was announced, can
+  // arrive after the refresh that the announcement asked for; then the page asks again.
+  let newest = 0;
+  function catchUp() {
+    const now = table();
+    if (now && newest > Number(now.dataset.version)) refresh();
   }
 
   function listen() {
@@ -20,9 +33,10 @@
     source.addEventListener("table", function (event) {
       let view;
       try { view = JSON.parse(event.data); } catch (e) { return; }
-      const now = table();
-      if (now && Number(view.version) > Number(now.dataset.version)) refresh();
+      newest = Math.max(newest, Number(view.version));
+      catchUp();
     });
+    document.body.addEventListener("htmx:afterSettle", catchUp);
   }
 
   function pad(n) { return (n < 10 ? "0" : "") + n; }
