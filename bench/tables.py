@@ -559,7 +559,9 @@ def _figures(
 
 # -- the service and the whole benchmark --------------------------------------------------
 @contextlib.contextmanager
-def started_service(workers: int, store: str | None = None) -> Iterator[tuple[str, int]]:
+def started_service(
+    workers: int, store: str | None = None, time_limit: float | None = None
+) -> Iterator[tuple[str, int]]:
     """``battlejudge serve --workers WORKERS --tables STORE`` on a free loopback port (the
     store by default a directory in a temporary folder, removed after), once it answers
     ``/healthz``; yields its URL and pid, and stops it after. :class:`ServiceError`, with
@@ -577,6 +579,7 @@ def started_service(workers: int, store: str | None = None) -> Iterator[tuple[st
                     *(sys.executable, "-c", "from battlejudge.cli.main import main; main()"),
                     *("serve", "--port", str(port), "--workers", str(workers)),
                     *("--tables", store or str(Path(tmp, "tables"))),
+                    *(() if time_limit is None else ("--time-limit", str(time_limit))),
                 ],
                 stdout=out,
                 stderr=subprocess.STDOUT,

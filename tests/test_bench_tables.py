@@ -23,8 +23,10 @@ from battlejudge.solver.errors import InputError
 
 @pytest.fixture(scope="module")
 def service() -> Iterator[tuple[str, int]]:
-    """``battlejudge serve`` with tables in a temporary directory (the bench's own start-up)."""
-    with started_service(workers=1) as found:
+    """``battlejudge serve`` with tables in a temporary directory (the bench's own start-up),
+    its time limit raised so that no move runs out of it on a machine whose cores are busy
+    (the suite must pass so; a 503 would count as the bench's error)."""
+    with started_service(workers=1, time_limit=60) as found:
         yield found
 
 

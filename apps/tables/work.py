@@ -20,6 +20,11 @@ import random
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+# The registry's Battle Line entry (its bots, records, rendering: 57 modules), imported here
+# so that the workers' forkserver, which preloads this module, has it: a fresh worker's
+# first table job imported it lazily, 80 ms on a quiet machine and past the service's 2 s
+# time limit on busy cores (a new table answered 503 in CI).
+import battlejudge.engines.battleline.game  # noqa: F401
 from battlejudge.engines.battleline.actions import CLAIM, DRAW, END_CLAIMS, RETURN, Action
 from battlejudge.engines.battleline.state import (
     CLAIM_END,
