@@ -284,11 +284,6 @@ def test_two_services_on_one_directory_tell_each_others_watchers(
 def test_two_services_on_one_postgresql_tell_each_others_watchers(
     pg_url: str, tmp_path: Path, streams: list[Stream]
 ) -> None:
-    pytest.importorskip("psycopg", reason="the postgres extra is not installed")
-    try:
-        import battlejudge.apps.tables.pgstore  # noqa: F401
-    except ImportError as e:
-        pytest.skip(f"no PostgreSQL tables' store (apps/tables/pgstore.py): {e}")
     a = Service(pg_url, tmp_path)
     try:
         b = Service(pg_url, tmp_path)
