@@ -315,6 +315,22 @@ def test_scout_draws_three_returns_two_on_top() -> None:
     s.card_count()
 
 
+def test_scout_returns_are_told_to_the_other_player_by_deck_only() -> None:
+    # Rulebook (Scout): the two cards go back face down; the other player sees which deck
+    # each goes on, never the card (the web tables print "return troop" the same way).
+    s = build(
+        hands={"north": "scout R1 R2 R3 R4 R5 R6", "south": "O1 O2 O3 O4 O5 O6 O7"},
+        troop_deck="Y1 Y2 Y3",
+        tactics_deck="fog mud",
+    )
+    act(s, "scout", "draw troop", "draw tactics", "draw troop")
+    for text, deck in (("return R1", "troop"), ("return fog", "tactics")):
+        action = s.parse_action(text)
+        assert s.public_action_string(action, NORTH) == text
+        assert s.public_action_string(action, SOUTH) == f"return {deck}"
+        act(s, text)
+
+
 def test_scout_two_returns_to_one_deck_come_back_last_returned_first() -> None:
     # Rulebook (Scout): the returned cards lie on top of their deck; the player returns
     # them one after the other, the last one returned is the top card.

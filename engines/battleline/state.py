@@ -672,10 +672,14 @@ class BattleLineState(GameState[Action]):
     def public_action_string(self, action: Action, viewer: Seat) -> str | None:
         """What ``viewer`` (0, 1, ``"north"`` or ``"south"``) may be told of ``action``:
         nothing of the deal (his hand shows his cards) or of a closed claim window; a card
-        drawn, only to the player who draws it; every other action in full."""
+        drawn, only to the player who draws it; a card a Scout returns, only to the player
+        who returns it (Rulebook, Scout: face down on its deck; the other player is told
+        ``return troop`` or ``return tactics``); every other action in full."""
         viewer = player_index(viewer, PLAYERS, "viewer")
         if self.phase == DEAL or action.kind == END_CLAIMS:
             return None
+        if action.kind == RETURN and self.current_player() != viewer:
+            return f"return {'troop' if action.card < TROOP_COUNT else 'tactics'}"
         if self.phase == DRAW_CARD:
             drawer = self.to_move
             if drawer != viewer:
