@@ -3,6 +3,8 @@ south's below, environment cards and claimed flags in the middle row."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -75,17 +77,22 @@ def render(state: BattleLineState, viewer: int | None = None) -> RenderableType:
         parts.append(Text(f"Game over: {result}.", style="bold"))
     for p in (0, 1):
         held = ", ".join(str(n) for n in state.flags_held(p)) or "none"
-        line = Text(
-            f"{PLAYERS[p]}: holds {held}; tactics played {state.tactics_played[p]}; discards "
-        )
-        for c in state.discards[p]:
-            line.append_text(card_text(c, theme)).append(" ")
+        line = Text(f"{PLAYERS[p]}: holds {held}; tactics played {state.tactics_played[p]}")
+        # A list is shown only with something in it: "discards ;" told a newcomer nothing.
+        _card_field(line, "discards", state.discards[p], theme)
         if viewer is None or viewer == p:
-            line.append("; hand ")
-            for c in sorted(state.hands[p]):
-                line.append_text(card_text(c, theme)).append(" ")
+            _card_field(line, "hand", sorted(state.hands[p]), theme)
         else:
             line.append(f"; hand {len(state.hands[p])} cards")
         parts.append(line)
     parts.append(Text(f"decks: {state.deck_size(0)} troops, {state.deck_size(1)} tactics"))
     return Group(*parts)
+
+
+def _card_field(line: Text, label: str, cards: Sequence[int], theme: Theme) -> None:
+    """Append ``; label C1 C2 ...`` to ``line``, or nothing when ``cards`` is empty."""
+    if not cards:
+        return
+    line.append(f"; {label}")
+    for c in cards:
+        line.append(" ").append_text(card_text(c, theme))

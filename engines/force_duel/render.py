@@ -36,7 +36,8 @@ def render(state: ForceDuelState, viewer: int | None = None) -> Group:
     both_down = None not in state.strategy
 
     def row(name: str, cells: list[str]) -> None:
-        table.add_row(name, *cells)
+        if any(cells):  # a row with nothing in it is left out, not drawn as an empty label
+            table.add_row(name, *cells)
 
     row("units", [f"{'U' * state.alive[p]}{'+' * state.graves[p]}" for p in (0, 1)])
     row("deck", [f"{len(state.decks[p])} cards" for p in (0, 1)])
