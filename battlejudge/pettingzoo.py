@@ -4,7 +4,10 @@
 >>> table = env("nine_circles")  # doctest: +SKIP
 
 ``all_envs()`` returns one environment of each game (Battle Line, Nine Circles,
-BattlePlan, Lines of Battle, Force Duel). Needs the ``rl`` extra
+BattlePlan, Lines of Battle, Force Duel). Agents are ``player_0`` and ``player_1``,
+the game's seats in order (``env.seat(agent)``; Battle Line: north, south); an
+observation is a ``float32`` tensor and the legal action ids are the mask
+``infos[agent]["action_mask"]``. Needs the ``rl`` extra
 (``pip install "battlejudge[rl]"``). The environments live in
 :mod:`battlejudge.apps.rl.pettingzoo_envs`; docs/rl.md documents actions and tensors.
 """

@@ -6,6 +6,9 @@ Needs the ``rl`` extra; skipped with the reason otherwise.
 
 from __future__ import annotations
 
+import random
+import warnings
+
 import numpy as np
 import pytest
 
@@ -54,12 +57,26 @@ def test_the_environments_are_the_registrys_games(monkeypatch: pytest.MonkeyPatc
         env("chess")
 
 
-# api_test's advice: Box or Discrete observations (ours are a dict with the action mask,
-# as in PettingZoo's own classic games) and agents named player_0 (ours are the seats).
-@pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("game", list(ENV_GAMES))
-def test_api_test(game: str) -> None:
-    api_test(env(game), num_cycles=300)
+def test_api_test_passes_without_a_warning(game: str) -> None:
+    """PettingZoo's api_test warns when an environment strays from its conventions
+    (observations not a Box, agents not named like player_0, masks that are not 0/1...):
+    every warning fails the test."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(env(game), num_cycles=300)
+    assert [str(w.message) for w in caught] == []
+
+
+def test_agents_are_named_player_i_for_seat_i() -> None:
+    table = env("battleline")
+    table.reset(seed=0)
+    assert table.possible_agents == ["player_0", "player_1"]
+    assert [table.unwrapped.seat(a) for a in table.possible_agents] == ["north", "south"]
+    assert [table.infos[a]["seat"] for a in table.possible_agents] == ["north", "south"]
+    duel = env("force_duel")
+    duel.reset(seed=0)
+    assert [duel.infos[a]["seat"] for a in duel.possible_agents] == ["p1", "p2"]
 
 
 @pytest.mark.parametrize("game", list(ENV_GAMES))
@@ -76,15 +93,19 @@ def test_mask_is_the_legal_actions_and_games_end_zero_sum(game: str) -> None:
             table.step(None)
             continue
         state = table.unwrapped.table.state
-        mask = observation["action_mask"]
+        assert table.observation_space(agent).contains(observation)
+        mask = table.infos[agent]["action_mask"]
         legal = sorted(table.unwrapped.codec.encode(a, False) for a in state.legal_actions())
         assert np.flatnonzero(mask).tolist() == legal
-        assert state.current_player() == table.unwrapped.seats.index(agent)
+        player = table.possible_agents.index(agent)
+        assert state.current_player() == player
+        other = table.possible_agents[1 - player]
+        assert not table.infos[other]["action_mask"].any()
         table.step(int(rng.choice(np.flatnonzero(mask))))
     assert set(final) == set(table.possible_agents)
     assert sum(final.values()) == 0.0
     returns = table.unwrapped.table.state.returns()
-    assert [final[seat] for seat in table.unwrapped.seats] == returns
+    assert [final[agent] for agent in table.possible_agents] == returns
 
 
 def test_seeded_reset_repeats_the_deal() -> None:
@@ -99,7 +120,7 @@ def test_seeded_reset_repeats_the_deal() -> None:
 def test_illegal_action_is_refused_naming_it() -> None:
     table = env("force_duel")
     table.reset(seed=0)
-    mask = table.observe(table.agent_selection)["action_mask"]
+    mask = table.infos[table.agent_selection]["action_mask"]
     illegal = int(np.flatnonzero(mask == 0)[0])
     with pytest.raises(ValueError, match=f"action {illegal} is not legal"):
         table.step(illegal)
@@ -114,8 +135,8 @@ def test_opponent_hand_is_not_in_the_tensor() -> None:
     """Battle Line: dealing south another hand leaves north's observation unchanged."""
     table = env("battleline")
     table.reset(seed=1)
-    before = table.observe("north")["observation"].copy()
-    south_before = table.observe("south")["observation"].copy()
-    table.unwrapped.table = table.unwrapped.table.resample(0, __import__("random").Random(5))
-    assert (table.observe("north")["observation"] == before).all()
-    assert not (table.observe("south")["observation"] == south_before).all()
+    before = table.observe("player_0")
+    south_before = table.observe("player_1")
+    table.unwrapped.table = table.unwrapped.table.resample(0, random.Random(5))
+    assert (table.observe("player_0") == before).all()
+    assert not (table.observe("player_1") == south_before).all()

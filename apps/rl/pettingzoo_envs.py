@@ -1,13 +1,24 @@
 """The five games as PettingZoo AEC environments, with action masks.
 
-Each environment wraps an engine state (:class:`~battlejudge.apps.rl.specs.Table`):
-agents are the game's seats (Battle Line: ``north``, ``south``), an agent's action is
-an id of the game's dense encoding (:mod:`.encoding`, the same as OpenSpiel's), and its
-observation is ``{"observation": tensor, "action_mask": int8 mask}`` (the tensor of
-:mod:`.observations`: only what that agent may see). Chance (deals, draws, dice) is
-played by the environment with its seeded generator (``reset(seed=...)``). Rewards come
-at the end: the engine's returns (1 win, -1 loss, 0 draw); every game ends by its own
-rules or house rules, so nothing is truncated.
+Each environment wraps an engine state (:class:`~battlejudge.apps.rl.specs.Table`).
+Agents are named as PettingZoo recommends, ``player_0`` and ``player_1``: ``player_i``
+is the game's seat ``i`` (Battle Line: ``player_0`` is ``north``, ``player_1``
+``south``; the other games: ``p1``, ``p2``); :meth:`BattlejudgeEnv.seat` and every
+agent's ``infos[agent]["seat"]`` name it. An agent's action is an id of the game's dense
+encoding (:mod:`.encoding`, the same as OpenSpiel's); its observation is a flat
+``float32`` tensor in a :class:`~gymnasium.spaces.Box` (:mod:`.observations`: only what
+that agent may see); its legal ids are the int8 mask ``infos[agent]["action_mask"]``
+(all zero when it is not the agent's turn), where PettingZoo's documentation puts masks
+that are not part of the observation. Chance (deals, draws, dice) is played by the
+environment with its seeded generator (``reset(seed=...)``). Rewards come at the end:
+the engine's returns (1 win, -1 loss, 0 draw); every game ends by its own rules or house
+rules, so nothing is truncated.
+
+No game gets PettingZoo's parallel API: in every one the players take turns (Force
+Duel's two commits per battle are simultaneous in substance, and the engine hides the
+first from the second player, but its weapons, draws and laid-out units are
+sequential), so a parallel step would make one agent act and the other send an action
+that is thrown away.
 
 This module imports ``pettingzoo`` and ``gymnasium`` (the ``rl`` extra).
 """
@@ -15,9 +26,11 @@ This module imports ``pettingzoo`` and ``gymnasium`` (the ``rl`` extra).
 from __future__ import annotations
 
 import io
+import random
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo.utils.env import AECEnv
@@ -25,10 +38,19 @@ from pettingzoo.utils.env import AECEnv
 from battlejudge.apps.rl.encoding import Codec
 from battlejudge.apps.rl.observations import pieces_of, tensor_of
 from battlejudge.apps.rl.specs import GAMES, Params, RLGame, Table, base_game, toolkit_name
-from battlejudge.engines.game import CHANCE, TERMINAL
+from battlejudge.engines.game import CHANCE, TERMINAL, sample_chance
 from battlejudge.engines.games import game_names, get_game
 
 _SPECS = {spec.registry: spec for spec in GAMES}
+
+OBSERVATION_LOW = -1.0
+OBSERVATION_HIGH = 5.0
+"""Every entry of every game's tensor lies in ``[-1, 5]``: one-hot planes, fractions
+scaled to ``[-1, 1.3]`` (Force Duel's unit balance is negative when behind; a Battle
+Line hand holds 9 cards for a moment after a Scout, 9/7), and Force Duel's per-card
+counts (a card set holds at most 5 copies of a strategy or unit card)."""
+
+Mask = npt.NDArray[np.int8]
 
 
 def _adapted(name: str) -> tuple[str, dict[str, str]] | None:
@@ -48,6 +70,11 @@ ENV_GAMES: dict[str, tuple[RLGame, dict[str, str]]] = {
 spells names: its OpenSpiel game and the parameters it adds (Nine Circles: Battle Line's
 theme). A game registered without one (a game of your own) has none, and :func:`env`
 says so."""
+
+
+def agent_name(player: int) -> str:
+    """PettingZoo's name of the game's seat ``player`` (0-based): ``player_0``, ..."""
+    return f"player_{player}"
 
 
 class BattlejudgeEnv(AECEnv):  # type: ignore[misc]
@@ -73,53 +100,58 @@ class BattlejudgeEnv(AECEnv):  # type: ignore[misc]
         first = self.spec_game.new_state(self.params)
         self.codec: Codec = self.spec_game.codec(first)
         self.seats: tuple[str, ...] = get_game(self.spec_game.registry).seats
-        self.possible_agents = list(self.seats)
+        self.possible_agents = [agent_name(p) for p in range(len(self.seats))]
+        self._players = {agent: p for p, agent in enumerate(self.possible_agents)}
         size = sum(int(np.prod(shape)) for _, shape in pieces_of(first))
         n = self.codec.num_actions
         self.observation_spaces = {
-            agent: spaces.Dict(
-                {
-                    "observation": spaces.Box(-1.0, np.inf, (size,), np.float32),
-                    "action_mask": spaces.Box(0, 1, (n,), np.int8),
-                }
-            )
+            agent: spaces.Box(OBSERVATION_LOW, OBSERVATION_HIGH, (size,), np.float32)
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: spaces.Discrete(n) for agent in self.possible_agents}
+        self._no_actions: Mask = np.zeros(n, np.int8)
+        self._no_actions.flags.writeable = False
+        self._legal: dict[int, Any] = {}
         self.table = Table(first)
         self.np_random, _ = seeding.np_random(None)
+        self._chance = random.Random(0)
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The agent's observation space: a tensor and an action mask."""
+        """The agent's observation space: its tensor's :class:`~gymnasium.spaces.Box`."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
         """The game's dense action ids."""
         return self.action_spaces[agent]
 
+    def seat(self, agent: str) -> str:
+        """The game's name of the agent's seat (``player_0`` -> ``north`` in Battle Line)."""
+        return self.seats[self._players[agent]]
+
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game; ``seed`` seeds the chance events (the deal, draws, dice)."""
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
+        # chance draws with the engines' own sampler, from a stream the seed fixes
+        self._chance = random.Random(int(self.np_random.integers(2**63)))
         self.table = Table(self.spec_game.new_state(self.params))
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {
+            agent: {"seat": self.seat(agent), "action_mask": self._no_actions}
+            for agent in self.agents
+        }
+        self.agent_selection = self.agents[0]
         self._play_chance()
-        self.agent_selection = self._selected()
+        self._select()
 
-    def observe(self, agent: str) -> dict[str, Any]:
-        """The agent's tensor and its mask of legal action ids (all zero when it is not
-        the agent's turn)."""
-        player = self.seats.index(agent)
-        mask = np.zeros(self.codec.num_actions, np.int8)
-        state = self.table.state
-        if state.current_player() == player:
-            mask[[self.codec.encode(a, False) for a in state.legal_actions()]] = 1
-        return {"observation": tensor_of(state, player).tensor, "action_mask": mask}
+    def observe(self, agent: str) -> npt.NDArray[np.float32]:
+        """The agent's tensor: what its seat may see now (a new array, the caller's to
+        keep)."""
+        return tensor_of(self.table.state, self._players[agent]).tensor
 
     def step(self, action: int | None) -> None:
         """Play the selected agent's action id (then chance, until a decision or the end);
@@ -128,36 +160,45 @@ class BattlejudgeEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        state = self.table.state
-        legal = {self.codec.encode(a, False): a for a in state.legal_actions()}
-        if action is None or int(action) not in legal:
+        engine_action = None if action is None else self._legal.get(int(action))
+        if engine_action is None:
             raise ValueError(f"action {action!r} is not legal for {agent} now")
         self._cumulative_rewards[agent] = 0.0
-        self.table.apply(legal[int(action)])
+        self.table.apply(engine_action)
         self._play_chance()
+        state = self.table.state
         if state.is_terminal():
             returns = state.returns()
+            self._legal = {}
             for seat in self.agents:
-                self.rewards[seat] = float(returns[self.seats.index(seat)])
+                self.rewards[seat] = float(returns[self._players[seat]])
                 self.terminations[seat] = True
-                self.infos[seat] = {"returns": returns}
+                self.infos[seat]["action_mask"] = self._no_actions
+                self.infos[seat]["returns"] = returns
         else:
-            self.agent_selection = self._selected()
+            self._select()
         self._accumulate_rewards()
 
     def _play_chance(self) -> None:
         state = self.table.state
         while state.current_player() == CHANCE:
-            outcomes = state.chance_outcomes()
-            weights = np.array([float(p) for _, p in outcomes])
-            pick = int(self.np_random.choice(len(outcomes), p=weights / weights.sum()))
-            self.table.apply(outcomes[pick][0])
+            self.table.apply(sample_chance(state, self._chance))
 
-    def _selected(self) -> str:
-        player = self.table.state.current_player()
+    def _select(self) -> None:
+        """Select the agent to act and give it its mask (the one it had goes back to
+        zeros); the legal ids are kept to check and decode the action it sends."""
+        state = self.table.state
+        player = state.current_player()
         if player == TERMINAL:
-            return self.agents[0]
-        return self.seats[player]
+            return
+        self.infos[self.agent_selection]["action_mask"] = self._no_actions
+        agent = self.possible_agents[player]
+        encode = self.codec.encode
+        self._legal = {encode(a, False): a for a in state.legal_actions()}
+        mask = np.zeros(self.codec.num_actions, np.int8)
+        mask[np.fromiter(self._legal, np.intp, len(self._legal))] = 1
+        self.infos[agent]["action_mask"] = mask
+        self.agent_selection = agent
 
     def render(self) -> str | None:
         """The table as text (``render_mode="ansi"``), everything shown."""
