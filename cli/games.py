@@ -599,6 +599,26 @@ def play(
     _play_human(info, state, bot, name, human, seed)
 
 
+CHOICES_LISTED = 6
+"""``play``: up to this many choices are listed whole in a follow-up's prompt."""
+
+
+def follow_up(state: GameState[Any]) -> str:
+    """What the seat to act must do now, when its own action left it to act again (a draw
+    after a play, a return after a Scout, a weapon after a strategy): said from the
+    engine's legal actions in their notation, so no game's rules are repeated here
+    (``Still your move: 'draw troop' or 'draw tactics'.``). More than
+    :data:`CHOICES_LISTED` choices are counted, the first few shown."""
+    quoted = [f"'{state.action_to_string(a)}'" for a in state.legal_actions()]
+    lead = "Still your move"
+    if len(quoted) == 1:
+        return f"{lead}: {quoted[0]}."
+    if len(quoted) <= CHOICES_LISTED:
+        return f"{lead}: {', '.join(quoted[:-1])} or {quoted[-1]}."
+    shown = ", ".join(quoted[:3])
+    return f"{lead}: one of {len(quoted)} actions, such as {shown} ('moves' lists them all)."
+
+
 def _play_human(
     info: GameInfo, state: GameState[Any], bot: Any, bot_name: str, human: int, seed: int
 ) -> None:
@@ -613,9 +633,11 @@ def _play_human(
         click.echo(info.legend)
     shown = -1
     steps = 0
+    again = False  # the human's own action left him to act: say what comes next
     while not state.is_terminal():
         who = state.current_player()
         if who == CHANCE or who != human:
+            again = again and who == CHANCE  # chance between two of his steps (a Scout's draws)
             action = sample_chance(state, rng) if who == CHANCE else bot.step(state)
             # What the seat may see is judged before the action changes the state.
             told = state.public_action_string(action, human)
@@ -630,6 +652,8 @@ def _play_human(
         if shown != steps:
             console.print(info.render(state, human))
             shown = steps
+            if again:
+                click.echo(follow_up(state))
         try:
             line = click.prompt("your move", prompt_suffix="> ", default="", show_default=False)
         except click.Abort:
@@ -662,6 +686,7 @@ def _play_human(
                 said = info.narrate(state, action, human) if info.narrate is not None else None
                 if said is not None:
                     click.echo(said)
+            again = bool(actions)
         except (InputError, IllegalActionError) as e:
             click.echo(f"Not allowed: {e}. Try again ('moves' lists what you can do).")
     console.print(info.render(state, None))
