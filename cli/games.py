@@ -38,7 +38,7 @@ from battlejudge.engines.games import (
     get_game,
     parse_options,
 )
-from battlejudge.engines.records import detect, result_of
+from battlejudge.engines.records import DEFAULT_PREFIX, check_prefix, detect, result_of
 from battlejudge.engines.selfplay import selfplay as run_selfplay
 from battlejudge.engines.tournament import PairResult, run_tournament, schedule
 from battlejudge.solver.errors import InputError
@@ -134,6 +134,26 @@ def max_steps_option(f: F) -> F:
     )(f)
 
 
+def prefix_option(f: F) -> F:
+    """``--prefix TEXT``: how the run's record file names begin (issue 37)."""
+    return click.option(
+        "--prefix",
+        default=DEFAULT_PREFIX,
+        show_default=True,
+        help="Record file names begin with this, then the seed and the game's number "
+        "(PREFIX-SEED-0000): runs of other bots or options into one folder stay apart.",
+    )(f)
+
+
+def overwrite_option(f: F) -> F:
+    """``--overwrite``: replace records already in ``--out`` (else they are exit 2)."""
+    return click.option(
+        "--overwrite",
+        is_flag=True,
+        help="Replace records already in --out (without it an existing record is exit 2).",
+    )(f)
+
+
 def cluster_option(f: F) -> F:
     """``--cluster``: where the games are played (issue 18)."""
     return click.option(
@@ -169,8 +189,10 @@ def cluster_mapper(cluster: str) -> Any:
     "--out",
     type=click.Path(file_okay=False),
     default=None,
-    help="Write each game's record to this folder (game-0000.blg, ...).",
+    help="Write each game's record to this folder (game-SEED-0000.blg, ...).",
 )
+@prefix_option
+@overwrite_option
 @log_options("every claim (games that decide claims: Battle Line)")
 @bot_options
 @max_steps_option
@@ -182,6 +204,8 @@ def selfplay(
     bot_names: str,
     seed: int,
     out: str | None,
+    prefix: str,
+    overwrite: bool,
     log_path: str | None,
     key: str | None,
     budget: float | None,
@@ -197,6 +221,10 @@ def selfplay(
     seed: game i uses chance seed seed*1000003+i, and the two bots swap seats every game.
     Games that decide claims (Battle Line) certify every claim, and log it with --log.
 
+    Game i's record is PREFIX-SEED-iiii.blg (.bpg, ... as the game's records are named), so
+    runs with different seeds share a folder; a record the run would write that exists
+    already is exit 2, naming it, before the first game (--overwrite replaces it).
+
     Exit 0 done, 2 bad input, or a game that did not end within --max-steps (named with
     its seed and bots; the games before it are kept)."""
     info, options = resolve(game, option_pairs, cards)
@@ -208,6 +236,7 @@ def selfplay(
         raise InputError(f"--bots needs two names separated by a comma, got {bot_names!r}")
     for name in dict.fromkeys(names):
         info.make_bot(name, 0, **extra)  # bad names fail before the log is opened
+    check_prefix(prefix)
     play_on = cluster_mapper(cluster)
     log = open_log(log_path, key)
     runs = run_selfplay(
@@ -221,6 +250,8 @@ def selfplay(
         bot_options=extra,
         mapper=play_on,
         max_steps=max_steps,
+        prefix=prefix,
+        overwrite=overwrite,
     )
     wins = [0] * len(names)  # by position in ``names`` (the two bots may have one name)
     draws = 0

@@ -19,7 +19,7 @@ from battlejudge.cli.common import (
     log_options,
     open_log,
 )
-from battlejudge.cli.games import bot_options, bot_settings
+from battlejudge.cli.games import bot_options, bot_settings, prefix_option
 
 
 @click.command()
@@ -32,8 +32,9 @@ from battlejudge.cli.games import bot_options, bot_settings
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
-    help="Write each game's record here (game-NNNN.blg).",
+    help="Write each game's record here (game-SEED-NNNN.blg).",
 )
+@prefix_option
 @click.option(
     "--timeout",
     default=10.0,
@@ -67,6 +68,7 @@ def referee(
     seed: int,
     swap: bool,
     out: Path | None,
+    prefix: str,
     timeout: float,
     grace: float,
     overwrite: bool,
@@ -80,7 +82,8 @@ def referee(
     Troops only; claims decided and certified for the player who just moved. A reply
     the referee cannot use is replaced (and recorded as a violation); a bot that
     crashes, times out or prints unsolicited lines forfeits the game. A command that
-    cannot be run, or a record already in --out, is exit 2 before the first game.
+    cannot be run, or a record already in --out, is exit 2 before the first game. Game i's
+    record is PREFIX-SEED-iiii.blg, so matches with different seeds share a folder.
     Ctrl-C, SIGTERM and SIGHUP stop the match: the bots are killed, the records of the
     games that ended are kept, the summary covers them, and the exit status is 128 +
     the signal's number.
@@ -113,6 +116,7 @@ def referee(
                 out=out,
                 log=proof_log,
                 overwrite=overwrite,
+                prefix=prefix,
             ):
                 results.append(r)
                 _print_game(r, as_json)

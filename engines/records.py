@@ -31,6 +31,7 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from battlejudge.engines.game import CHANCE, TERMINAL, GameState, IllegalActionError
@@ -335,3 +336,49 @@ def detect(text: str, source: str = "") -> RecordFormat:
         if fmt.sniff(text):
             return fmt
     raise InputError(f"{source or 'the input'} is not a game record of any known format")
+
+
+# -- record file names ---------------------------------------------------------------------
+DEFAULT_PREFIX = "game"
+"""How a run's record file names begin unless ``--prefix`` says otherwise."""
+_PREFIX = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def check_prefix(prefix: str) -> str:
+    """``prefix`` if it can begin a file name in any folder (letters, digits, ``.``, ``_``,
+    ``-``; not starting with a dot or a dash); :class:`InputError` naming it otherwise."""
+    if not _PREFIX.match(prefix):
+        raise InputError(
+            f"--prefix {prefix!r}: a file name's start is letters, digits, '.', '_' or '-' "
+            "(beginning with a letter or digit)"
+        )
+    return prefix
+
+
+def record_name(seed: int, index: int, suffix: str, prefix: str = DEFAULT_PREFIX) -> str:
+    """The file name of game ``index`` of a run with ``seed`` (self-play, referee):
+    ``game-7-0003.blg``. The seed is in the name, as it is in the game id (``7-3``), so
+    two runs with different seeds never write the same file into one folder; records
+    named by older versions (``game-0003.blg``) read as before (nothing reads the name
+    but audit's fallback for a record without a ``Game`` tag)."""
+    return f"{prefix}-{seed}-{index:04d}{suffix}"
+
+
+def refuse_existing(paths: Sequence[Path]) -> None:
+    """Raise :class:`InputError` naming the first of ``paths`` that exists: a run checks
+    every record it would write before its first game, so none is replaced silently."""
+    for path in paths:
+        if path.exists():
+            raise InputError(f"{path} exists: not overwritten (--overwrite replaces the records)")
+
+
+def write_new(path: Path, text: str) -> None:
+    """Write ``text`` to ``path``, which must not exist yet (:class:`InputError` names it if
+    another run made it since :func:`refuse_existing` looked)."""
+    try:
+        with path.open("x", encoding="utf-8") as f:
+            f.write(text)
+    except FileExistsError:
+        raise InputError(
+            f"{path} exists: not overwritten (another run wrote it during this one)"
+        ) from None

@@ -25,7 +25,14 @@ from battlejudge.engines.games import (
     Setup,
     get_game,
 )
-from battlejudge.engines.records import header_block
+from battlejudge.engines.records import (
+    DEFAULT_PREFIX,
+    check_prefix,
+    header_block,
+    record_name,
+    refuse_existing,
+    write_new,
+)
 from battlejudge.engines.runner import check_max_steps, play_game
 from battlejudge.proofs.log import claim_record, game_record
 from battlejudge.solver.errors import InputError
@@ -95,9 +102,12 @@ class GroupCommit:
     last ``seconds``, which the seed replays. (With one fsync and one checkpoint a game,
     three fsyncs cost as much as the game itself when the disk is busy.)"""
 
-    def __init__(self, log: BatchClaimLog | None, seconds: float = 0.25) -> None:
+    def __init__(
+        self, log: BatchClaimLog | None, seconds: float = 0.25, overwrite: bool = False
+    ) -> None:
         self.log = log
         self.seconds = seconds
+        self.overwrite = overwrite
         self.entries: list[dict[str, Any]] = []
         self.records: list[tuple[Path, str]] = []
         self._since = time.monotonic()
@@ -121,7 +131,8 @@ class GroupCommit:
         return time.monotonic() - self._since >= self.seconds
 
     def commit(self) -> None:
-        """Append the held claims in one durable write, then write the held records."""
+        """Append the held claims in one durable write, then write the held records (a
+        record file that exists is :class:`InputError`, unless ``overwrite``)."""
         if self.log is not None and self.entries:
             self.log.append_records(
                 [
@@ -132,9 +143,12 @@ class GroupCommit:
                 ]
             )
         self.entries = []
-        for path, text in self.records:
-            path.write_text(text, encoding="utf-8")
-        self.records = []
+        while self.records:
+            path, text = self.records.pop(0)
+            if self.overwrite:
+                path.write_text(text, encoding="utf-8")
+            else:
+                write_new(path, text)
         self._since = time.monotonic()
 
 
@@ -239,6 +253,8 @@ def selfplay(
     bot_options: Mapping[str, Any] | None = None,
     mapper: Mapper[int, PlayedGame] | None = None,
     max_steps: int | None = None,
+    prefix: str = DEFAULT_PREFIX,
+    overwrite: bool = False,
 ) -> Iterator[GameSummary]:
     """Play ``games`` games between the named bots (one per seat; see the module for
     seats and seeds), yielding a summary after each, in game order; records go to ``out``
@@ -249,11 +265,23 @@ def selfplay(
     ``max_steps`` below 1, raise :class:`InputError` before the first game; a game still
     going after ``max_steps`` actions (None: the game's own limit) raises
     :class:`~battlejudge.engines.runner.StepLimitError` naming its id, seed and bots, the
-    games before it kept (docs/rulings.md, "Games that do not end")."""
+    games before it kept (docs/rulings.md, "Games that do not end").
+
+    Game ``i``'s record is ``out/PREFIX-SEED-iiii.SUFFIX`` (:func:`record_name`), so runs
+    with different seeds share a folder; a record the run would write that exists already
+    is :class:`InputError` naming it before the first game (unless ``overwrite``)."""
     check_max_steps(max_steps)
     extra = dict(bot_options or {})
     check_bots(game, names, extra)
+    check_prefix(prefix)
+    paths = (
+        []
+        if out is None
+        else [out / record_name(seed, i, game.suffix, prefix) for i in range(games)]
+    )
     if out is not None:
+        if not overwrite:
+            refuse_existing(paths)
         out.mkdir(parents=True, exist_ok=True)
     run = SelfplayRun(
         game.name,
@@ -272,7 +300,7 @@ def selfplay(
         )
     else:
         played = mapper(partial(play_selfplay_game, run), range(games))
-    held = GroupCommit(log)
+    held = GroupCommit(log, overwrite=overwrite)
     done: list[GameSummary] = []
     try:
         for i, g in enumerate(played):
@@ -282,7 +310,7 @@ def selfplay(
                 held.append(**claim)
             summary = g.summary
             if out is not None and g.record is not None:
-                path = out / f"game-{i:04d}{game.suffix}"
+                path = paths[i]
                 held.add_record(path, g.record, g.summary.game_id if game.logs_claims else None)
                 summary = replace(summary, record=path)
             done.append(summary)

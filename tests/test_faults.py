@@ -270,7 +270,7 @@ def test_selfplay_takes_the_step_limit_and_keeps_the_games_before(tmp_path: Path
     out = tmp_path / "games"
     with pytest.raises(StepLimitError, match=rf"game {seed}-1 \(seed \d+\)"):
         list(selfplay(game, ["random", "random"], 2, seed, out=out, max_steps=a0))
-    assert sorted(p.name for p in out.iterdir()) == ["game-0000.blg"]  # the game that ended
+    assert sorted(p.name for p in out.iterdir()) == [f"game-{seed}-0000.blg"]  # it ended
     with pytest.raises(InputError):
         next(selfplay(game, ["random", "random"], 1, 0, max_steps=0))
 

@@ -372,7 +372,7 @@ def test_a_stop_signal_ends_the_match_like_ctrl_c(tmp_path: Path, sig: signal.Si
     )
     assert proc.stdout is not None
     first = json.loads(proc.stdout.readline())  # printed when game 1 ended, not at the end
-    assert first["game"] == "1-0" and first["record"] == str(out / "game-0000.blg")
+    assert first["game"] == "1-0" and first["record"] == str(out / "game-1-0000.blg")
     proc.send_signal(sig)
     rest, err = proc.communicate(timeout=120)
     assert proc.returncode == 128 + sig, err
@@ -427,12 +427,13 @@ def test_a_bot_command_that_cannot_run_is_exit_2_before_any_game(
 def test_existing_records_are_not_overwritten(tmp_path: Path) -> None:
     out = tmp_path / "games"
     out.mkdir()
-    (out / "game-0001.blg").write_text("mine\n")
+    (out / "game-1-0001.blg").write_text("mine\n")
     args = ["referee", "--north", fake("good"), "--south", fake("good"), "--games", "2"]
     r = CliRunner().invoke(cli, [*args, "--out", str(out)])
     assert r.exit_code == 2
-    assert f"{out / 'game-0001.blg'} exists: not overwritten" in r.output
-    assert (out / "game-0001.blg").read_text() == "mine\n" and not (out / "game-0000.blg").exists()
+    assert f"{out / 'game-1-0001.blg'} exists: not overwritten" in r.output
+    assert (out / "game-1-0001.blg").read_text() == "mine\n"
+    assert not (out / "game-1-0000.blg").exists()
     r = CliRunner().invoke(cli, [*args, "--out", str(out), "--overwrite"])
     assert r.exit_code == 0, r.output
-    GameRecord.loads((out / "game-0001.blg").read_text())
+    GameRecord.loads((out / "game-1-0001.blg").read_text())

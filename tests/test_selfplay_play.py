@@ -47,7 +47,7 @@ def test_selfplay_is_reproducible_from_the_seed(tmp_path: Path) -> None:
     out_a, log_a = _selfplay(tmp_path, "a")
     out_b, log_b = _selfplay(tmp_path, "b")
     files_a = sorted(p.name for p in out_a.iterdir())
-    assert files_a == ["game-0000.blg", "game-0001.blg", "game-0002.blg"]
+    assert files_a == ["game-3-0000.blg", "game-3-0001.blg", "game-3-0002.blg"]
     for name in files_a:
         assert (out_a / name).read_text() == (out_b / name).read_text()
     qa = [(r.game, r.turn, r.flag, r.question) for r in read_log(log_a)[0] if r.kind == "claim"]
@@ -66,7 +66,7 @@ def test_every_claim_of_selfplay_is_logged_and_audits_clean(tmp_path: Path) -> N
     # each game's header block is logged with its claims (issue 34: every header bound)
     bound = {r.game: r.headers for r in records if r.kind == "game"}
     assert bound == {
-        f"3-{i}": header_block((out / f"game-{i:04d}.blg").read_text()) for i in range(3)
+        f"3-{i}": header_block((out / f"game-3-{i:04d}.blg").read_text()) for i in range(3)
     }
     r = run("audit", str(log), "--games", str(out), "--json")
     assert r.exit_code == 0, r.output
@@ -86,7 +86,7 @@ def test_audit_games_catches_a_missing_claim_and_a_changed_question(tmp_path: Pa
     kinds = {p["kind"] for p in json.loads(r.output)["problems"]}
     assert "missing-claim" in kinds
     # A game record whose claim is not in the log at all (a different game id).
-    game = out / "game-0000.blg"
+    game = out / "game-3-0000.blg"
     game.write_text(game.read_text().replace('[Game "3-0"]', '[Game "elsewhere"]'))
     r = run("audit", str(log), "--games", str(out), "--json")
     kinds = {p["kind"] for p in json.loads(r.output)["problems"]}
@@ -246,7 +246,7 @@ def test_selfplay_commits_games_together_and_records_follow_their_claims(tmp_pat
         # no record of a game whose claims are in this append is on disk yet
         for game_id in {e["game"] for e in entries}:
             index = int(game_id.split("-")[1])
-            assert not (tmp_path / f"game-{index:04d}.blg").exists()
+            assert not (tmp_path / f"game-4-{index:04d}.blg").exists()
         return real(entries)
 
     log.append_records = counting  # type: ignore[method-assign]
@@ -272,9 +272,9 @@ def test_selfplay_stopped_early_keeps_the_games_it_finished(tmp_path: Path) -> N
     assert len(written) < 50
     per = _log_games(tmp_path / "s.log")
     for name in written:
-        game_id = f"5-{int(name[5:9])}"
+        game_id = f"5-{int(name[7:11])}"
         assert (tmp_path / name).read_text().count("claim ") == per.get(game_id, 0)
-    assert set(per) <= {f"5-{int(n[5:9])}" for n in written}
+    assert set(per) <= {f"5-{int(n[7:11])}" for n in written}
 
 
 @pytest.mark.parametrize(
@@ -291,7 +291,7 @@ def test_audit_games_names_a_header_changed_since_it_was_logged(
     """Issue 34: every header of a game record is bound by the log: an edited Event, North,
     Seed (or any tag) is a header-mismatch naming it."""
     out, log = _selfplay(tmp_path, "h")
-    game = out / "game-0001.blg"
+    game = out / "game-3-0001.blg"
     game.write_text(change(game.read_text()))
     r = run("audit", str(log), "--games", str(out), "--json")
     assert r.exit_code == 1
@@ -301,7 +301,7 @@ def test_audit_games_names_a_header_changed_since_it_was_logged(
 
 def test_a_record_without_its_result_does_not_replay_sound(tmp_path: Path) -> None:
     out, log = _selfplay(tmp_path, "r")
-    game = out / "game-0000.blg"
+    game = out / "game-3-0000.blg"
     text = "\n".join(x for x in game.read_text().splitlines() if not x.startswith("[Result "))
     game.write_text(text + "\n")
     r = run("replay", str(game), "--json")

@@ -88,7 +88,13 @@ from battlejudge.engines.battleline.state import (
     ClaimLog,
 )
 from battlejudge.engines.game import CHANCE, sample_chance
-from battlejudge.engines.records import header_block
+from battlejudge.engines.records import (
+    DEFAULT_PREFIX,
+    check_prefix,
+    header_block,
+    record_name,
+    refuse_existing,
+)
 from battlejudge.proofs.atomic import write_atomic
 from battlejudge.proofs.log import game_record
 from battlejudge.solver.errors import InputError
@@ -728,24 +734,23 @@ def referee_match(
     log: ClaimLog | None = None,
     stderr: IO[Any] | int | None = None,
     overwrite: bool = False,
+    prefix: str = DEFAULT_PREFIX,
 ) -> Iterator[GameResult]:
     """Referee ``games`` games: ``first`` north and ``second`` south, their seats swapped
-    every other game with ``swap``. Yields each result (written to ``out/game-NNNN.blg``
-    when ``out`` is given, atomically) as soon as the game is over.
+    every other game with ``swap``. Yields each result (written to
+    ``out/PREFIX-SEED-NNNN.blg`` when ``out`` is given, atomically) as soon as the game is
+    over.
 
     Before the first game, raises :class:`InputError` when a command cannot be run
-    (:func:`check_program`) or, unless ``overwrite``, when a record the match would
-    write already exists (naming it): records are never replaced silently."""
+    (:func:`check_program`), for a bad ``prefix``, or, unless ``overwrite``, when a record
+    the match would write already exists (naming it): records are never replaced
+    silently."""
     for command in (first, second):
         check_program(command)
+    check_prefix(prefix)
     if out is not None:
         if not overwrite:
-            for i in range(games):
-                path = record_path(out, i)
-                if path.exists():
-                    raise InputError(
-                        f"{path} exists: not overwritten (--overwrite replaces the records)"
-                    )
+            refuse_existing([record_path(out, seed, i, prefix) for i in range(games)])
         out.mkdir(parents=True, exist_ok=True)
     for i in range(games):
         north, south = (second, first) if swap and i % 2 else (first, second)
@@ -763,7 +768,9 @@ def referee_match(
         )
         result.swapped = swap and i % 2 == 1
         if out is not None:
-            result.path = record_path(out, i)
+            result.path = record_path(out, seed, i, prefix)
+            if not overwrite:  # another run may have written it since the check
+                refuse_existing([result.path])
             text = result.record.dumps()
             with _signals_deferred():
                 if log is not None and hasattr(log, "append_records"):
@@ -773,9 +780,10 @@ def referee_match(
         yield result
 
 
-def record_path(out: Path, index: int) -> Path:
-    """Where :func:`referee_match` writes game ``index``'s record."""
-    return out / f"game-{index:04d}.blg"
+def record_path(out: Path, seed: int, index: int, prefix: str = DEFAULT_PREFIX) -> Path:
+    """Where :func:`referee_match` writes game ``index``'s record of a match with ``seed``
+    (:func:`~battlejudge.engines.records.record_name`, as self-play names its records)."""
+    return out / record_name(seed, index, ".blg", prefix)
 
 
 @dataclass
