@@ -30,12 +30,14 @@ from battlejudge.solver.battleline.cards import TROOP_COUNT
 from battlejudge.solver.lines_of_battle.core import KIND_NAMES
 
 Tensor = npt.NDArray[np.float32]
+Pieces = list[tuple[str, tuple[int, ...]]]
+"""A tensor's layout: each piece's name and shape, in order."""
 
 
 class Planes:
     """A flat tensor filled piece by piece: each named piece is a view of the tensor."""
 
-    def __init__(self, pieces: list[tuple[str, tuple[int, ...]]]) -> None:
+    def __init__(self, pieces: Pieces) -> None:
         sizes = [int(np.prod(shape)) for _, shape in pieces]
         self.tensor: Tensor = np.zeros(sum(sizes), np.float32)
         self.views: dict[str, Tensor] = {}
@@ -47,6 +49,17 @@ class Planes:
     def __getitem__(self, name: str) -> Tensor:
         return self.views[name]
 
+    def copy(self) -> Planes:
+        """An independent copy (its own tensor and views)."""
+        twin = Planes.__new__(Planes)
+        twin.tensor = self.tensor.copy()
+        twin.views = {}
+        start = 0
+        for name, view in self.views.items():
+            twin.views[name] = twin.tensor[start : start + view.size].reshape(view.shape)
+            start += view.size
+        return twin
+
 
 # -- Battle Line -----------------------------------------------------------------------
 
@@ -57,7 +70,7 @@ BL_PLACES += (*(f"environment@{i}" for i in range(9)), "my-discards", "their-dis
 BL_PLACES += ("known-on-deck",)
 
 
-def battleline_pieces() -> list[tuple[str, tuple[int, ...]]]:
+def battleline_pieces() -> Pieces:
     """Battle Line: where each of the 70 cards is, as far as the player knows (one of
     :data:`BL_PLACES`, or nowhere: unseen); who holds each flag; the phase; whose turn;
     the opponent's hand size, the deck sizes and the tactics each side has played."""
@@ -116,7 +129,7 @@ BP_STACK = 6
 """A piece's stack holds at most 6 cards (the highest die)."""
 
 
-def battleplan_pieces() -> list[tuple[str, tuple[int, ...]]]:
+def battleplan_pieces() -> Pieces:
     """BattlePlan: each piece's square (or off the board), shield, die and stack (each
     card move/attack/defend, or unknown for the opponent's unrevealed cards), cards
     revealed and buff (none, one of four, or unknown); who carries a flag; the buff
@@ -187,7 +200,7 @@ LB_FLAGS = 5
 """Per unit: moved, faced, swapped, attacked, reloading (the engine's turn flags)."""
 
 
-def lines_of_battle_pieces(squares: int) -> list[tuple[str, tuple[int, ...]]]:
+def lines_of_battle_pieces(squares: int) -> Pieces:
     """Lines of Battle (everything is public): per square, whose unit (mine or theirs),
     its type, facing and turn flags; the square attacking and the square attacked while
     the dice are rolled; the phase; whose turn; Army Movement; the turn count."""
@@ -228,7 +241,7 @@ def lines_of_battle_tensor(state: LinesOfBattleState, player: int) -> Planes:
 # -- Force Duel ------------------------------------------------------------------------
 
 
-def force_duel_pieces(state: ForceDuelState) -> list[tuple[str, tuple[int, ...]]]:
+def force_duel_pieces(state: ForceDuelState) -> Pieces:
     """Force Duel: the player's battle deck in order (top first, one kind per place), the
     opponent's deck size; both players' cards out of the game and units in play or
     cancelled (per kind); the player's strategy hand (per card) and the opponent's hand
@@ -312,7 +325,7 @@ def tensor_of(state: Any, player: int) -> Planes:
     raise TypeError(f"no tensor for {type(state).__name__}")
 
 
-def pieces_of(state: Any) -> list[tuple[str, tuple[int, ...]]]:
+def pieces_of(state: Any) -> Pieces:
     """The named pieces (and so the size) of the tensor of a game's states."""
     if isinstance(state, BattleLineState):
         return battleline_pieces()

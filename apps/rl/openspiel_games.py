@@ -28,8 +28,9 @@ import numpy as np
 import pyspiel
 
 from battlejudge.apps.rl.encoding import Codec
-from battlejudge.apps.rl.observations import pieces_of, tensor_of
-from battlejudge.apps.rl.specs import GAMES, RLGame, Table
+from battlejudge.apps.rl.infostate import information_state_pieces, observation_pieces
+from battlejudge.apps.rl.observations import Pieces
+from battlejudge.apps.rl.specs import GAMES, RLGame, Table, settings_of
 from battlejudge.engines.game import CHANCE, TERMINAL
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ def _game_type(spec: RLGame, hidden: bool) -> Any:
         max_num_players=2,
         min_num_players=2,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification=dict(spec.parameters),
@@ -65,7 +66,8 @@ class BattlejudgeGame(pyspiel.Game):  # type: ignore[misc]
         self.params = {**spec.parameters, **(params or {})}
         first = spec.new_state(self.params)
         self.codec: Codec = spec.codec(first)
-        self.pieces = pieces_of(first)
+        self.pieces = observation_pieces(first)
+        self.info_pieces = information_state_pieces(first)
         facts = first.facts
         info = pyspiel.GameInfo(
             num_distinct_actions=self.codec.num_actions,
@@ -85,19 +87,34 @@ class BattlejudgeGame(pyspiel.Game):  # type: ignore[misc]
     def make_py_observer(
         self, iig_obs_type: Any = None, params: dict[str, Any] | None = None
     ) -> BattlejudgeObserver:
-        """OpenSpiel's observer: perfect recall gives information states (strings),
-        otherwise observations (strings and tensors)."""
+        """OpenSpiel's observer: perfect recall gives information states, otherwise
+        observations (strings and tensors both)."""
         recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        return BattlejudgeObserver(self.pieces, recall)
+        return BattlejudgeObserver(self.info_pieces if recall else self.pieces, recall)
 
 
 class BattlejudgeState(pyspiel.State):  # type: ignore[misc]
-    """An OpenSpiel state wrapping an engine state (:class:`Table`)."""
+    """An OpenSpiel state wrapping an engine state (:class:`Table`).
+
+    OpenSpiel serializes a Python state as its history and a pickle of its attributes:
+    here only the table, pickled as the engine's own ``serialize()`` text, the lines
+    told and the tensors (:meth:`Table.__getstate__`). A string that is not such a
+    table, or a table of another game or other options, raises :class:`ValueError`
+    (OpenSpiel unpickles the string: load only strings you trust, as with pickle)."""
 
     def __init__(self, game: BattlejudgeGame, table: Table) -> None:
         super().__init__(game)
         self.table = table
-        self.codec = game.codec
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "table" and "table" in self.__dict__:
+            _check_same_game(self.__dict__["table"], value)
+        super().__setattr__(name, value)
+
+    @property
+    def codec(self) -> Codec:
+        """The game's action codec."""
+        return self.table.codec
 
     def current_player(self) -> int:
         """The player to act, or OpenSpiel's CHANCE or TERMINAL."""
@@ -109,7 +126,7 @@ class BattlejudgeState(pyspiel.State):  # type: ignore[misc]
         return p
 
     def _legal_actions(self, player: int) -> list[int]:
-        return sorted(self.codec.encode(a, False) for a in self.table.state.legal_actions())
+        return self.table.legal_ids()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """Each chance outcome's id with its probability (the engine's exact fraction)."""
@@ -118,8 +135,10 @@ class BattlejudgeState(pyspiel.State):  # type: ignore[misc]
         )
 
     def _apply_action(self, action: int) -> None:
-        chance = self.table.state.current_player() == CHANCE
-        self.table.apply(self.codec.decode(action, chance))
+        if self.table.state.current_player() == CHANCE:
+            self.table.apply(self.codec.decode(action, True))
+        else:
+            self.table.apply_id(action)
 
     def _action_to_string(self, player: int, action: int) -> str:
         try:
@@ -150,32 +169,44 @@ class BattlejudgeState(pyspiel.State):  # type: ignore[misc]
 
 
 class BattlejudgeObserver:
-    """OpenSpiel's PyObserver: a string and a tensor of what a player sees."""
+    """OpenSpiel's PyObserver: a string and a tensor of what a player sees (perfect
+    recall: his information state)."""
 
-    def __init__(self, pieces: list[tuple[str, tuple[int, ...]]], recall: bool) -> None:
+    def __init__(self, pieces: Pieces, recall: bool) -> None:
         self.recall = recall
-        # information states come as strings only; observations also as tensors
-        shapes = [] if recall else pieces
-        size = sum(int(np.prod(shape)) for _, shape in shapes)
+        size = sum(int(np.prod(shape)) for _, shape in pieces)
         self.tensor = np.zeros(size, np.float32)
         self.dict: dict[str, Any] = {}
         start = 0
-        for name, shape in shapes:
+        for name, shape in pieces:
             n = int(np.prod(shape))
             self.dict[name] = self.tensor[start : start + n].reshape(shape)
             start += n
 
     def set_from(self, state: BattlejudgeState, player: int) -> None:
         """Fill :attr:`tensor` with ``player``'s view of ``state``."""
+        table = state.table
         if self.recall:
-            return
-        self.tensor[:] = tensor_of(state.table.state, player).tensor
+            self.tensor[:] = table.information_state_tensor(player)
+        else:
+            self.tensor[:] = table.observation_tensor(player)
 
     def string_from(self, state: BattlejudgeState, player: int) -> str:
         """``player``'s information state (perfect recall) or observation."""
         if self.recall:
             return state.table.information_state_string(player)
         return state.table.observation_string(player)
+
+
+def _check_same_game(mine: Table, theirs: Any) -> None:
+    """:class:`ValueError` unless ``theirs`` is a table of the same game and options as
+    ``mine`` (a deserialized state replacing a new one)."""
+    if not isinstance(theirs, Table):
+        raise ValueError(f"a serialized state holds a {type(theirs).__name__}, not a table")
+    want = (mine.state.facts.name, settings_of(mine.state))
+    got = (theirs.state.facts.name, settings_of(theirs.state))
+    if got != want:
+        raise ValueError(f"a serialized state of {got} cannot load into a game of {want}")
 
 
 def _game_class(spec: RLGame) -> type[BattlejudgeGame]:

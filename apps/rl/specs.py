@@ -19,6 +19,8 @@ from battlejudge.apps.rl.encoding import (
     battleline_codec,
     lines_of_battle_codec,
 )
+from battlejudge.apps.rl.infostate import Tracker, line_code, make_tracker
+from battlejudge.apps.rl.observations import Tensor
 from battlejudge.engines.battleline.bots.observation import observe
 from battlejudge.engines.battleline.state import BattleLineState
 from battlejudge.engines.battleplan.board import CAPS, OFF
@@ -42,7 +44,8 @@ class RLGame:
     registry: str
     """The name in the games' registry (:func:`battlejudge.engines.games.get_game`)."""
     parameters: Params
-    """Each OpenSpiel parameter with its default (the registry entry's options)."""
+    """Each option of the registry entry, as an OpenSpiel parameter whose default is
+    the entry's (:func:`registry_defaults`)."""
     codec: Callable[[GameState[Any]], Codec]
     """The action codec of a new game (it may depend on its options)."""
 
@@ -50,11 +53,60 @@ class RLGame:
         """The registry options of these parameters (over the defaults); an unknown
         parameter is a :class:`~battlejudge.solver.errors.InputError` of the registry."""
         merged = {**self.parameters, **(params or {})}
-        return {key: str(value) for key, value in merged.items()}
+        return {key: option_text(value) for key, value in merged.items()}
 
     def new_state(self, params: Params | None = None) -> GameState[Any]:
         """A new engine game with these parameters (the registry's checks apply)."""
         return get_game(self.registry).start(self.options(params))
+
+
+def option_text(value: str | int | bool) -> str:
+    """A parameter's value as the registry's option text (``True``: ``true``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def parameter_value(text: str) -> str | int | bool:
+    """An option's text as an OpenSpiel parameter: ``true``/``false`` a bool, digits an
+    int, anything else the text (OpenSpiel reads ``true`` in a game string as a bool,
+    so a string parameter could not round-trip through ``serialize_game_and_state``)."""
+    if text in ("true", "false"):
+        return text == "true"
+    if text.isdigit():
+        return int(text)
+    return text
+
+
+def _battleline_settings(state: GameState[Any]) -> dict[str, str]:
+    from battlejudge.engines.battleline.record import is_troops_only
+
+    assert isinstance(state, BattleLineState)
+    c = state.config
+    return {
+        "theme": c.theme,
+        "claim_timing": c.claim_timing,
+        "environment_removable": option_text(c.environment_removable),
+        "stalemate": c.stalemate,
+        "deck": "troops" if is_troops_only(state) else "full",
+    }
+
+
+def _battleplan_settings(state: GameState[Any]) -> dict[str, str]:
+    assert isinstance(state, BattlePlanState)
+    return {"rounds": str(state.rounds), "friendly_fire": state.friendly_fire}
+
+
+def _lines_settings(state: GameState[Any]) -> dict[str, str]:
+    from battlejudge.engines.lines_of_battle.state import LinesOfBattleState
+
+    assert isinstance(state, LinesOfBattleState)
+    return {"variant": state.variant, "turns": str(state.turn_limit)}
+
+
+def _force_duel_settings(state: GameState[Any]) -> dict[str, str]:
+    assert isinstance(state, ForceDuelState)
+    return {"cards": state.cards, "units": str(state.units)}
 
 
 def _battleplan_codec(state: GameState[Any]) -> Codec:
@@ -78,38 +130,57 @@ def _lines_codec(state: GameState[Any]) -> Codec:
     return lines_of_battle_codec(state.board.size)
 
 
+def _battleline_codec(state: GameState[Any]) -> Codec:
+    return battleline_codec()
+
+
 @dataclass(frozen=True)
 class _Adapter:
     """What the toolkits need of a registered game beyond the registry: OpenSpiel's long
-    name, its parameters with their defaults, and the action codec."""
+    name, the action codec, and how to read a state's options back (the defaults are
+    the options of the registry's new game: :func:`registry_defaults`)."""
 
     long_name: str
-    parameters: Params
     codec: Callable[[GameState[Any]], Codec]
+    settings: Callable[[GameState[Any]], dict[str, str]]
+    """The registry option values a state plays under."""
 
 
 _ADAPTERS: dict[str, _Adapter] = {
     "battleline": _Adapter(
         "Battle Line (battlejudge; theme=nine-circles for Nine Circles)",
-        {
-            "theme": "battleline",
-            "claim_timing": "standard",
-            "environment_removable": "true",
-            "deck": "full",
-        },
-        lambda state: battleline_codec(),
+        _battleline_codec,
+        _battleline_settings,
     ),
-    "battleplan": _Adapter("BattlePlan (battlejudge)", {"rounds": 40}, _battleplan_codec),
-    "lines-of-battle": _Adapter(
-        "Lines of Battle (battlejudge)", {"variant": "standard", "turns": 200}, _lines_codec
-    ),
-    "force-duel": _Adapter(
-        "Force Duel (battlejudge)", {"cards": "house", "units": 5}, _force_duel_codec
-    ),
+    "battleplan": _Adapter("BattlePlan (battlejudge)", _battleplan_codec, _battleplan_settings),
+    "lines-of-battle": _Adapter("Lines of Battle (battlejudge)", _lines_codec, _lines_settings),
+    "force-duel": _Adapter("Force Duel (battlejudge)", _force_duel_codec, _force_duel_settings),
 }
 """The adapter of each game of the registry (:mod:`battlejudge.engines.games`) by its
 registry name; a registered game that starts another's games under other options (Nine
 Circles: Battle Line's theme) uses that game's adapter (:func:`base_game`)."""
+
+
+def registry_defaults(registry: str) -> dict[str, str | int | bool]:
+    """Every option of the registry entry ``registry`` (its ``options``, in order) with
+    the value the entry's new game plays under when given none: the engine's defaults,
+    read back from ``get_game(registry).start()`` (never a second copy here)."""
+    game = get_game(registry)
+    settings = _ADAPTERS[registry].settings(game.start())
+    missing = [key for key in game.options if key not in settings]
+    if missing:
+        raise KeyError(f"the {registry} adapter cannot read the option {missing[0]!r} back")
+    return {key: parameter_value(settings[key]) for key in game.options}
+
+
+def settings_of(state: GameState[Any]) -> dict[str, str]:
+    """The registry options an engine state plays under (read back from the state)."""
+    return _ADAPTERS[state.facts.name].settings(state)
+
+
+def codec_of(state: GameState[Any]) -> Codec:
+    """The action codec of an engine state's game (by its ``facts.name``)."""
+    return _ADAPTERS[state.facts.name].codec(state)
 
 
 def toolkit_name(registry: str) -> str:
@@ -133,7 +204,7 @@ def base_game(registry: str) -> tuple[str, dict[str, str]]:
 
 
 GAMES: tuple[RLGame, ...] = tuple(
-    RLGame(f"python_{toolkit_name(name)}", a.long_name, name, a.parameters, a.codec)
+    RLGame(f"python_{toolkit_name(name)}", a.long_name, name, registry_defaults(name), a.codec)
     for name in game_names()
     if (a := _ADAPTERS.get(name)) is not None
 )
@@ -144,21 +215,81 @@ first), themes folded into their game's parameters."""
 class Table:
     """An engine state and, per player, the lines he has been told of every action so
     far (``public_action_string``): with the engine's information-state string (the
-    table as he sees it now) they make a perfect-recall information state."""
+    table as he sees it now) they make a perfect-recall information state. It keeps
+    each player's tensors up to date (:mod:`.infostate`) and the dense action ids of
+    the game's codec (:mod:`.encoding`)."""
 
-    def __init__(self, state: GameState[Any], told: tuple[list[str], ...] | None = None) -> None:
+    def __init__(
+        self,
+        state: GameState[Any],
+        told: tuple[list[str], ...] | None = None,
+        codec: Codec | None = None,
+    ) -> None:
         self.state = state
+        self.codec: Codec = codec if codec is not None else codec_of(state)
         players = state.facts.players
         self.told: tuple[list[str], ...] = told or tuple([] for _ in range(players))
+        self.tracker: Tracker = make_tracker(state, self.codec)
+        for player, lines in enumerate(self.told):
+            for _ in lines:  # a table built mid-game: its history's codes are unknown
+                self.tracker.told(player, 0)
+        self._legal_ids: list[int] | None = None
 
     def apply(self, action: Any) -> None:
         """Apply ``action`` (checked by the engine: an illegal one raises its
         :class:`~battlejudge.engines.game.IllegalActionError`)."""
-        lines = [self.state.public_action_string(action, p) for p in range(len(self.told))]
-        self.state.apply_action(action)
-        for told, line in zip(self.told, lines, strict=True):
-            if line is not None:
-                told.append(line)
+        self._apply(action, True)
+
+    def _apply(self, action: Any, checked: bool) -> None:
+        state = self.state
+        chance = state.current_player() == CHANCE
+        lines = [state.public_action_string(action, p) for p in range(len(self.told))]
+        told = any(line is not None for line in lines)
+        full = state.action_to_string(action) if told else ""
+        before = self.tracker.before(state, action)
+        if checked:
+            state.apply_action(action)
+        else:
+            state.apply_action_unchecked(action)
+        self._legal_ids = None
+        if told:
+            code = self.codec.encode(action, chance)
+            for player, line in enumerate(lines):
+                if line is not None:
+                    self.told[player].append(line)
+                    self.tracker.told(player, line_code(line, full, code, chance, self.codec))
+        self.tracker.after(state, before)
+
+    def legal_ids(self) -> list[int]:
+        """The sorted dense ids of the current player's legal actions; [] at a chance
+        node or once the game is over. A fresh list."""
+        if self._legal_ids is None:
+            if self.state.current_player() < 0:
+                self._legal_ids = []
+            else:
+                encode = self.codec.encode
+                self._legal_ids = sorted(encode(a, False) for a in self.state.legal_actions())
+        return list(self._legal_ids)
+
+    def apply_id(self, code: int) -> None:
+        """Apply the current player's action of dense id ``code``; :class:`ValueError`
+        naming the id when it is not a legal action now."""
+        if self._legal_ids is None:
+            self.legal_ids()
+        assert self._legal_ids is not None
+        if code not in self._legal_ids:
+            raise ValueError(f"action id {code} is not legal now (legal ids: {self._legal_ids})")
+        self._apply(self.codec.decode(code, False), False)
+
+    def observation_tensor(self, player: int) -> Tensor:
+        """``player``'s observation tensor (:func:`.infostate.observation_pieces`): a
+        fresh float32 array the caller may keep."""
+        return self.tracker.observation(self.state, player)
+
+    def information_state_tensor(self, player: int) -> Tensor:
+        """``player``'s information-state tensor (perfect recall,
+        :func:`.infostate.information_state_pieces`): a fresh float32 array."""
+        return self.tracker.information(self.state, player)
 
     def information_state_string(self, player: int) -> str:
         """The engine's view of ``player`` and every action as he was told it."""
@@ -170,14 +301,47 @@ class Table:
 
     def clone(self) -> Table:
         """An independent copy (the engine's own :meth:`~GameState.clone`)."""
-        return Table(self.state.clone(), tuple(list(t) for t in self.told))
+        twin = Table.__new__(Table)
+        twin.state = self.state.clone()
+        twin.codec = self.codec
+        twin.told = tuple(list(t) for t in self.told)
+        twin.tracker = self.tracker.clone()
+        twin._legal_ids = self._legal_ids
+        return twin
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Table:
         return self.clone()
 
+    def __getstate__(self) -> dict[str, Any]:
+        # pickled (OpenSpiel serializes a Python state as a pickle of its attributes):
+        # the engine state as its own text, the lines told, the tensors' arrays
+        return {
+            "game": self.state.facts.name,
+            "state": self.state.serialize(),
+            "told": [list(t) for t in self.told],
+            "tracker": self.tracker,
+        }
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        try:
+            state = get_game(data["game"]).deserialize(data["state"])
+            told = tuple(list(map(str, t)) for t in data["told"])
+            tracker = data["tracker"]
+        except (KeyError, TypeError, ValueError) as e:
+            raise ValueError(f"not a serialized battlejudge table: {e!r}") from e
+        if not isinstance(tracker, Tracker) or len(told) != state.facts.players:
+            raise ValueError("not a serialized battlejudge table: bad tensors or lines")
+        self.state = state
+        self.codec = codec_of(state)
+        self.told = told
+        self.tracker = tracker
+        self._legal_ids = None
+
     def resample(self, player: int, rng: random.Random) -> Table:
         """A copy in which what ``player`` cannot see is dealt again at random,
         consistently with what he sees (a determinization, for information-set search).
+        Everyone's observation tensors follow the new deal; ``player``'s tensors do not
+        change.
 
         Battle Line: the engine deals the hidden cards (``observe(...).determinize`` then
         ``fix_hidden``). Force Duel: :func:`resample_force_duel`; BattlePlan:
@@ -200,6 +364,9 @@ class Table:
             raise NotImplementedError(
                 f"resampling hidden information is not implemented for {state.facts.name}"
             )
+        twin._legal_ids = None
+        for p in range(len(twin.told)):
+            twin.tracker.rebuild(twin.state, p)
         return twin
 
 
