@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -35,6 +37,32 @@ def fail(message: str, code: int = EXIT_BAD_INPUT) -> NoReturn:
         message = redact_urls(message)
     click.echo(f"battlejudge: error: {message}", err=True)
     raise click.exceptions.Exit(code)
+
+
+SENTENCE_END = re.compile(r"(?<!\be\.g)(?<!\bi\.e)(?<!\bcf)(?<!\bvs)[.?!][)\]\"'`]*(?=\s|$)")
+"""Where a help text's sentence ends: a full stop, question or exclamation mark (and any closing
+bracket or quote after it) before a space, except in "e.g.", "i.e.", "cf." and "vs."."""
+
+
+def first_sentence(help_text: str) -> str:
+    """The first sentence of a command's help, whole, on one line: its summary in ``--help``
+    and in the CLI reference (click would cut it with "..." to fit the terminal, and
+    mkdocs-click at the end of its first line)."""
+    paragraph = inspect.cleandoc(help_text).split("\n\n")[0]
+    words = " ".join(word for word in paragraph.split() if word != "\b")
+    end = SENTENCE_END.search(words)
+    return words[: end.end()] if end else words
+
+
+def summarize(command: click.Command) -> click.Command:
+    """Give ``command`` and every command under it its whole first sentence as its summary
+    (``short_help``), unless it sets one itself; returns ``command``."""
+    if command.short_help is None and command.help:
+        command.short_help = first_sentence(command.help)
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            summarize(sub)
+    return command
 
 
 class BattlejudgeGroup(click.Group):

@@ -15,7 +15,7 @@ import importlib
 
 import click
 
-from battlejudge.cli.common import BattlejudgeGroup, fail
+from battlejudge.cli.common import BattlejudgeGroup, fail, summarize
 from battlejudge.solver.errors import missing_extra
 
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -138,7 +138,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Force Duel: ask which Force card to show, and print the card-set schema.",
     ),
 }
-"""Command name -> (module under ``battlejudge.cli``, attribute, short help)."""
+"""Command name -> (module under ``battlejudge.cli``, attribute, summary: the first sentence of
+its help, whole, as :func:`~battlejudge.cli.common.first_sentence` reads it)."""
 
 
 class LazyGroup(BattlejudgeGroup):
@@ -149,8 +150,9 @@ class LazyGroup(BattlejudgeGroup):
         return sorted(COMMANDS)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        """The command ``cmd_name``, importing its module now (None for an unknown name); a
-        missing optional extra is exit 2 with the extra named."""
+        """The command ``cmd_name``, importing its module now (None for an unknown name), it and
+        its subcommands summarized by their whole first sentence; a missing optional extra is
+        exit 2 with the extra named."""
         entry = COMMANDS.get(cmd_name)
         if entry is None:
             return None
@@ -164,16 +166,12 @@ class LazyGroup(BattlejudgeGroup):
             fail(str(error))
         command = getattr(loaded, attr)
         assert isinstance(command, click.Command)
-        return command
+        return summarize(command)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """The ``Commands`` section of ``--help``, from the short help in :data:`COMMANDS` (no
-        command is imported)."""
-        limit = formatter.width - 6 - max(len(name) for name in COMMANDS)
-        rows = [
-            (name, click.Command(name, help=COMMANDS[name][2]).get_short_help_str(limit))
-            for name in self.list_commands(ctx)
-        ]
+        """The ``Commands`` section of ``--help``, from the summaries in :data:`COMMANDS` (no
+        command is imported): each whole, wrapped rather than cut to the terminal's width."""
+        rows = [(name, COMMANDS[name][2]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 
