@@ -1,5 +1,6 @@
 """The docs site's pages stay true to the code: every ``battlejudge`` command line they show
-names commands and options that exist, and the Python example of the engine author's how-to
+names commands and options that exist, by their current names (the README too: never an old name
+the CLI still accepts unlisted), and the Python example of the engine author's how-to
 prints what the page says it prints. (The site itself is built with ``mkdocs build --strict``
 in .ci/run; the reference pages are generated from the code and need no test here.)"""
 
@@ -87,3 +88,81 @@ def test_engine_author_example_prints_what_the_page_says() -> None:
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout == expected
+
+
+INVOCATION = re.compile(r"(?<![\w./-])battlejudge((?:[ \t]+[^\s`\"'\]|)]+)+)")
+"""A ``battlejudge`` command line anywhere in a page (code block, inline code or prose), up to
+the end of its code span, quotes or brackets (so a command quoted inside another is its own)."""
+FLAG = re.compile(r"(?<![\w-])(--?[\w][\w-]*)")
+
+
+def hidden_names() -> dict[tuple[str, ...], dict[str, str]]:
+    """Command path -> {option name that ``--help`` does not show: the name it shows}, for every
+    command of the CLI: the old names of a renamed option, and every name of a hidden one."""
+    found: dict[tuple[str, ...], dict[str, str]] = {}
+
+    def walk(command: click.Command, path: tuple[str, ...], ctx: click.Context) -> None:
+        for param in command.params:
+            if not isinstance(param, click.Option):
+                continue
+            record = param.get_help_record(ctx)
+            shown = set(FLAG.findall(record[0])) if record else set()
+            current = next((name for name in param.opts if name in shown), "(none, hidden)")
+            for name in (*param.opts, *param.secondary_opts):
+                if name not in shown:
+                    found.setdefault(path, {})[name] = current
+        if isinstance(command, click.Group):
+            for name in command.list_commands(ctx):
+                sub = command.get_command(ctx, name)
+                assert sub is not None
+                walk(sub, (*path, name), click.Context(sub, info_name=name, parent=ctx))
+
+    walk(cli, (), click.Context(cli, info_name="battlejudge"))
+    return found
+
+
+HIDDEN = hidden_names()
+
+
+def hidden_uses(text: str) -> list[str]:
+    """Every ``battlejudge`` command line of ``text`` that uses an option name its command
+    hides, as ``'LINE': OLD (now NEW)``."""
+    found = []
+    for match in INVOCATION.finditer(re.sub(r"\\\n\s*", " ", text)):
+        words = match[1].split()
+        command: click.Command = cli
+        path: tuple[str, ...] = ()
+        ctx = click.Context(cli, info_name="battlejudge")
+        while isinstance(command, click.Group) and words and not words[0].startswith("-"):
+            sub = command.get_command(ctx, words[0])
+            if sub is None:
+                break
+            command, path, words = sub, (*path, words[0]), words[1:]
+            ctx = click.Context(command, info_name=command.name, parent=ctx)
+        hidden = HIDDEN.get(path, {})
+        for word in words:
+            name = word.split("=")[0]
+            if name in hidden:
+                found.append(f"{match[0].strip()!r}: {name} (now {hidden[name]})")
+    return found
+
+
+def test_the_check_sees_every_hidden_name_in_use() -> None:
+    assert HIDDEN, "no hidden option names: this check has nothing to look for"
+    for path, names in HIDDEN.items():
+        command = " ".join(("battlejudge", *path))
+        for old, new in names.items():
+            line = f"run `{command} {old}=x`, or `{command}` alone"
+            assert hidden_uses(line) == [f"'{command} {old}=x': {old} (now {new})"]
+            assert hidden_uses(f'run "{command} {new} x" (not `{old}`)') == []
+
+
+README_AND_PAGES = [ROOT / "README.md", *PAGES]
+
+
+@pytest.mark.parametrize(
+    "page", README_AND_PAGES, ids=[str(p.relative_to(ROOT)) for p in README_AND_PAGES]
+)
+def test_pages_use_the_current_option_names(page: Path) -> None:
+    """The old names still work, unlisted, for one release: the pages teach the current ones."""
+    assert hidden_uses(page.read_text(encoding="utf-8")) == []
