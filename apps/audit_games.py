@@ -1,10 +1,14 @@
-"""Auditing a proof log against game records (``battlejudge audit LOG --games DIR``).
+"""Auditing a proof log against game records (``battlejudge audit LOG --games DIR``, the
+option repeated for more folders or given glob patterns).
 
 Every logged question that names a game must be exactly a question that game's position
 asked at that turn (for that player and flag), every claim made in every game must be
 in the log with the same question, and every record must replay as a legal game with the
 result its ``Result`` tag states (a forfeit stated by its last line). Game ids are the
-records' ``Game`` tag (or, without one, the file name's stem).
+records' ``Game`` tag (or, without one, the file name's stem). Records from one folder are
+named by their file name; from several, by their path, so that records of the same file
+name in two folders stay apart. One game id in two records is a problem
+(``duplicate-game``): the log could not tell them apart.
 
 It replays Battle Line records with the engine, so it lives over the engines rather than
 in ``proofs`` (which may import only the solver).
@@ -12,9 +16,10 @@ in ``proofs`` (which may import only the solver).
 
 from __future__ import annotations
 
+import glob
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +27,7 @@ from typing import Any
 from battlejudge.engines.battleline.record import GameRecord, RecordError, replay
 from battlejudge.engines.battleline.state import FLAGS, PLAYERS, BattleLineState
 from battlejudge.engines.records import header_block, header_name
-from battlejudge.solver.errors import BattlejudgeError
+from battlejudge.solver.errors import BattlejudgeError, InputError
 
 QUESTIONS_KEPT = 4096
 """How many logged questions' canonical forms :func:`check_games` keeps at a time."""
@@ -47,6 +52,9 @@ class GameProblem:
 @dataclass
 class _Game:
     path: Path
+    name: str
+    """How problems name the record: its file name, or its path when records come from
+    several folders."""
     claims: dict[tuple[int, str, int], str]
     """(turn, player, flag 1-based) -> canonical question of each claim made."""
     asked: dict[tuple[int, str, int], set[str]]
@@ -80,7 +88,7 @@ def _canonical_once(question: Any, known: dict[str, str | ValueError]) -> str | 
     return found
 
 
-def _load_game(path: Path) -> tuple[str, _Game]:
+def _load_game(path: Path, name: str) -> tuple[str, _Game]:
     text = path.read_text(encoding="utf-8")
     rec = GameRecord.loads(text)
     game_id = rec.tags.get("Game", path.stem)
@@ -97,12 +105,12 @@ def _load_game(path: Path) -> tuple[str, _Game]:
     p = report.problem
     if p is not None:
         kind = p.kind.replace("-", " ")
-        raise UnsoundGame(f"{path.name}: turn {p.turn} (line {p.line}): {kind}: {p.detail}")
+        raise UnsoundGame(f"{name}: turn {p.turn} (line {p.line}): {kind}: {p.detail}")
     claims: dict[tuple[int, str, int], str] = {
         (c.turn, PLAYERS[c.player], c.flag): c.proof.question.canonical()
         for c in report.state.claims
     }
-    return game_id, _Game(path, claims, asked, header_block(text))
+    return game_id, _Game(path, name, claims, asked, header_block(text))
 
 
 def _header_problems(index: int, game_id: str, game: _Game, logged: list[str]) -> list[GameProblem]:
@@ -124,18 +132,20 @@ def _header_problems(index: int, game_id: str, game: _Game, logged: list[str]) -
             GameProblem(
                 index,
                 "header-mismatch",
-                f"game {game_id} ({game.path.name}): header {name}: {what}",
+                f"game {game_id} ({game.name}): header {name}: {what}",
             )
         )
     return out
 
 
 def check_games(
-    records: Iterable[Any], games_dir: Path, notes: list[str] | None = None
+    records: Iterable[Any], games: Path | Sequence[Path], notes: list[str] | None = None
 ) -> list[GameProblem]:
     """Cross-check log records (objects with ``game``, ``turn``, ``player``, ``flag``,
     ``question``, ``verdict``, and their ``index``: the 0-based line, by default their
-    place among the records) against every ``.blg`` record in ``games_dir``.
+    place among the records) against every ``.blg`` record of ``games``: a folder, or
+    folders and record files (:func:`find_records` makes them from the command's
+    ``--games``), audited together.
 
     The records are gone through once, in order (a log's records read again as they come,
     :class:`~battlejudge.proofs.audit.LoggedRecords`); what is kept is each game's claims
@@ -146,7 +156,9 @@ def check_games(
     headers, each one (``header-mismatch`` names the header); a game whose headers the
     log does not bind (logged before format 3) is told in ``notes``, not a problem."""
     problems: list[GameProblem] = []
-    games = _load_games(games_dir, problems)
+    sources = [games] if isinstance(games, Path) else list(games)
+    where = _where(sources)
+    found_games = _load_games(_record_files(sources), problems)
     logged: set[tuple[str, int, str, int]] = set()
     canonical: dict[str, str | ValueError] = {}  # question's JSON -> canonical, or why not
     bound: set[str] = set()
@@ -154,11 +166,11 @@ def check_games(
         if r.game is None:
             continue
         index = getattr(r, "index", position)
-        found = games.get(r.game)
+        found = found_games.get(r.game)
         if getattr(r, "kind", "claim") == "game":
             bound.add(r.game)
         if found is None:
-            missing = f"game {r.game!r} has no record in {games_dir}"
+            missing = f"game {r.game!r} has no record in {where}"
             problems.append(GameProblem(index, "no-game-record", missing))
         elif getattr(r, "kind", "claim") == "game":
             problems += _header_problems(index, r.game, found, r.headers or [])
@@ -168,35 +180,95 @@ def check_games(
                 problems.append(problem)
             elif r.verdict == "valid":  # a claim of the game, found in the log
                 logged.add((r.game, r.turn, r.player, r.flag))
-    unbound = sorted(g for g in games if g not in bound)
+    unbound = sorted(g for g in found_games if g not in bound)
     if notes is not None and unbound:
         notes.append(_unbound_note(unbound))
-    for game_id, game in games.items():
+    for game_id, game in found_games.items():
         for turn, player, flag in sorted(game.claims):
             if (game_id, turn, player, flag) not in logged:
                 problems.append(
                     GameProblem(
                         -1,
                         "missing-claim",
-                        f"game {game_id} ({game.path.name}) turn {turn}: "
+                        f"game {game_id} ({game.name}) turn {turn}: "
                         f"{player}'s claim of flag {flag} is not in the log",
                     )
                 )
     return problems
 
 
-def _load_games(games_dir: Path, problems: list[GameProblem]) -> dict[str, _Game]:
-    """Every ``.blg`` record of ``games_dir`` replayed, by game id; a record that does not
-    read or replay is a problem (``bad-game``, ``unsound-game``) added to ``problems``."""
+def find_records(specs: Sequence[str], option: str = "--games") -> list[Path]:
+    """The folders and ``.blg`` records named by ``specs``: each a folder, a record, or a
+    glob pattern (``runs/*``, ``runs/**/game-7-*.blg``) whose folders and ``.blg`` files
+    count, in order, each once. :class:`InputError` names a missing path, a pattern that
+    matches nothing it could use, and a file that is no ``.blg`` record (``option`` says
+    where the spec came from)."""
+    found: dict[Path, None] = {}
+    for spec in specs:
+        if glob.has_magic(spec):
+            matched = [Path(m) for m in sorted(glob.glob(spec, recursive=True))]
+            usable = [m for m in matched if m.is_dir() or _is_record(m)]
+            if not usable:
+                raise InputError(f"{option} {spec!r}: the pattern matches no folder or .blg record")
+        else:
+            path = Path(spec)
+            if not path.exists():
+                raise InputError(f"{option} {spec!r}: no such folder")
+            if not (path.is_dir() or _is_record(path)):
+                raise InputError(f"{option} {spec!r}: not a folder or a .blg record")
+            usable = [path]
+        found.update(dict.fromkeys(usable))
+    return list(found)
+
+
+def _is_record(path: Path) -> bool:
+    return path.is_file() and path.suffix == ".blg"
+
+
+def _record_files(sources: Sequence[Path]) -> list[Path]:
+    """The ``.blg`` records of ``sources`` (folders: their records, by name), each once."""
+    files: dict[Path, None] = {}
+    for source in sources:
+        inside = sorted(source.glob("*.blg")) if source.is_dir() else [source]
+        files.update(dict.fromkeys(inside))
+    return list(files)
+
+
+def _where(sources: Sequence[Path]) -> str:
+    """The records' places for a message: the folders and files, the first three named."""
+    names = [str(s) for s in sources]
+    if len(names) <= 3:
+        return ", ".join(names) or "no folder"
+    return f"{', '.join(names[:3])} and {len(names) - 3} more"
+
+
+def _load_games(paths: Sequence[Path], problems: list[GameProblem]) -> dict[str, _Game]:
+    """Every record of ``paths`` replayed, by game id; a record that does not read or
+    replay is a problem (``bad-game``, ``unsound-game``) added to ``problems``, and so is
+    a game id a record before it has already (``duplicate-game``: the first is kept).
+    Records of one folder are named by their file name, of several by their path."""
     games: dict[str, _Game] = {}
-    for path in sorted(games_dir.glob("*.blg")):
+    one_folder = len({path.parent for path in paths}) <= 1
+    for path in paths:
+        name = path.name if one_folder else str(path)
         try:
-            game_id, game = _load_game(path)
+            game_id, game = _load_game(path, name)
         except UnsoundGame as e:
             problems.append(GameProblem(-1, "unsound-game", str(e)))
             continue
         except (RecordError, BattlejudgeError, ValueError) as e:
-            problems.append(GameProblem(-1, "bad-game", f"{path.name}: {e}"))
+            problems.append(GameProblem(-1, "bad-game", f"{name}: {e}"))
+            continue
+        first = games.get(game_id)
+        if first is not None:
+            problems.append(
+                GameProblem(
+                    -1,
+                    "duplicate-game",
+                    f"game {game_id} is in {first.name} and in {name}: the log cannot tell "
+                    f"their claims apart (only {first.name} is checked)",
+                )
+            )
             continue
         games[game_id] = game
     return games

@@ -234,9 +234,12 @@ def run_audit(
 @click.option("--deep", is_flag=True, help="Also re-decide every question by brute force.")
 @click.option(
     "--games",
-    type=click.Path(exists=True, file_okay=False),
-    default=None,
-    help="Also check the log against the game records (.blg) in this folder.",
+    "games",
+    multiple=True,
+    metavar="FOLDER|PATTERN",
+    help="Also check the log against the game records (.blg) in this folder; repeat it "
+    "for more folders, or give a quoted glob pattern ('runs/*', 'runs/**/*.blg'): the "
+    "records are audited together, each named by its path.",
 )
 @witness_key_options
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
@@ -245,7 +248,7 @@ def audit(
     pubkey: str | None,
     require_signatures: bool,
     deep: bool,
-    games: str | None,
+    games: tuple[str, ...],
     witness_keys: tuple[str, ...],
     witnesses_needed: int | None,
     as_json: bool,
@@ -261,8 +264,10 @@ def audit(
     With --games DIR, also: every logged question that names a game is exactly a
     question that game's position asked at that turn, and every claim in every game is in
     the log (kinds: missing-claim, not-in-game, question-mismatch, no-game-record,
-    bad-game), and every header of each record is the one the log bound
-    (header-mismatch, naming the header; a note for games logged before headers were).
+    bad-game, duplicate-game: one game id in two records), and every header of each
+    record is the one the log bound (header-mismatch, naming the header; a note for games
+    logged before headers were). --games may be repeated, and takes glob patterns; a
+    missing folder or a pattern that matches nothing is exit 2, naming it.
     Signatures are checked only with --pubkey; without it the report says they were not
     (and --require-signatures makes that exit 1). With --witness-key, a checkpoint
     without --witnesses-needed valid cosignatures of those witnesses is a checkpoint
@@ -274,14 +279,14 @@ def audit(
     witnesses = _witness_check(witness_keys, witnesses_needed)
     checks: list[Check] = []
     notes: list[str] | None = None
-    if games is not None:
-        from battlejudge.apps.audit_games import check_games
+    if games:
+        from battlejudge.apps.audit_games import check_games, find_records
 
-        folder = Path(games)
+        sources = find_records(games)  # bad paths are exit 2 before the log is read
         notes = []
 
         def against_games(records: Sequence[LogRecord]) -> list[Problem]:
-            found = check_games(records, folder, notes)
+            found = check_games(records, sources, notes)
             return [Problem(p.record, p.kind, p.detail) for p in found]
 
         checks.append(against_games)
