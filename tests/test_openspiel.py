@@ -50,7 +50,84 @@ def test_import_registers_the_four_games() -> None:
 
 @pytest.mark.parametrize("name", GAMES)
 def test_random_sim_test(name: str) -> None:
-    pyspiel.random_sim_test(pyspiel.load_game(name), num_sims=SIMS, serialize=False, verbose=False)
+    """OpenSpiel's own conformance run, serializing and deserializing every state."""
+    pyspiel.random_sim_test(pyspiel.load_game(name), num_sims=SIMS, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_states_serialize_with_their_tensors(name: str) -> None:
+    """A state midway through a game comes back from ``serialize_game_and_state`` with
+    the same strings, tensors and legal actions for both players, and plays on."""
+    game = pyspiel.load_game(name)
+    state = game.new_initial_state()
+    rng = np.random.RandomState(4)
+    for _ in range(120):
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(actions, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    text = pyspiel.serialize_game_and_state(game, state)
+    game2, back = pyspiel.deserialize_game_and_state(text)
+    also = game.deserialize_state(state.serialize())
+    for twin in (back, also):
+        assert str(twin) == str(state) and twin.history() == state.history()
+        assert twin.legal_actions() == state.legal_actions()
+        for p in range(2):
+            assert twin.information_state_string(p) == state.information_state_string(p)
+            assert twin.information_state_tensor(p) == state.information_state_tensor(p)
+            assert twin.observation_tensor(p) == state.observation_tensor(p)
+    assert str(game2) == str(game)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("not a state", "pieces.size"),
+        ("history=\nmove_number=0\n__dict__=!!", "Base64"),
+        # a pickle of the number 1 in place of the attributes
+        ("history=\nmove_number=0\n__dict__=gASVAwAAAAAAAABLAS4=", "not iterable"),
+    ],
+)
+def test_a_bad_string_raises(text: str, message: str) -> None:
+    with pytest.raises(Exception, match=message):
+        pyspiel.load_game("python_force_duel").deserialize_state(text)
+
+
+def test_a_state_of_another_game_is_refused_naming_both() -> None:
+    duel = pyspiel.load_game("python_force_duel").new_initial_state().serialize()
+    with pytest.raises(ValueError, match=r"force-duel.*cannot load into a game of.*battleline"):
+        pyspiel.load_game("python_battleline").deserialize_state(duel)
+    five = pyspiel.load_game("python_force_duel(units=5)").new_initial_state().serialize()
+    with pytest.raises(ValueError, match="units"):
+        pyspiel.load_game("python_force_duel(units=2)").deserialize_state(five)
+
+
+@pytest.mark.parametrize("name", battlejudge.openspiel.GAME_NAMES)
+def test_parameters_are_the_registrys_options_and_defaults(name: str) -> None:
+    """Every option of the registry entry is a parameter, and a game loaded with no
+    parameters is the registry's new game (Battle Line: environment_removable=false,
+    as in the engine, the CLI and tournaments)."""
+    from battlejudge.apps.rl.specs import GAMES, option_text, settings_of
+    from battlejudge.engines.games import get_game
+
+    spec = next(s for s in GAMES if s.short_name == name)
+    entry = get_game(spec.registry)
+    game = pyspiel.load_game(name)
+    params = game.get_parameters()
+    assert set(params) == set(entry.options)
+    engine = entry.start()
+    assert {k: option_text(v) for k, v in params.items()} == settings_of(engine)
+    ours = game.new_initial_state()
+    assert str(ours) == engine.serialize()
+
+
+def test_battleline_defaults_to_fixed_fog_and_mud() -> None:
+    params = pyspiel.load_game("python_battleline").get_parameters()
+    assert params["environment_removable"] is False
+    assert params["stalemate"] == "dead"
 
 
 @pytest.mark.parametrize(

@@ -37,6 +37,7 @@ from battlejudge.apps.rl.observations import (
     battleline_pieces,
     pieces_of,
     tensor_of,
+    tensor_size,
 )
 from battlejudge.engines.battleline import actions as bla
 from battlejudge.engines.battleline.cards import DESERTER, REDEPLOY, SCOUT, TRAITOR
@@ -87,17 +88,13 @@ def information_state_pieces(state: GameState[Any]) -> Pieces:
 BL_CARDS = 70
 
 
-def _size(pieces: Pieces) -> int:
-    return sum(int(np.prod(shape)) for _, shape in pieces)
-
-
 class Tracker:
     """Each player's observation tensor (rebuilt from scratch when asked) and the
     history part of his information-state tensor (kept as actions come)."""
 
     def __init__(self, state: GameState[Any], codec: Codec) -> None:
         self.players = state.facts.players
-        self.obs_size = _size(pieces_of(state))
+        self.obs_size = tensor_size(pieces_of(state))
         self.info = [Planes(information_state_pieces(state)) for _ in range(self.players)]
         self.cap = log_size(state)
         self.lines = [0] * self.players
@@ -147,6 +144,9 @@ class BattleLineTracker(Tracker):
         super().__init__(state, codec)
         assert isinstance(state, BattleLineState)
         self.places = [[-1] * BL_CARDS for _ in range(self.players)]
+        offsets = _offsets(information_state_pieces(state))
+        self._base = offsets["phase"]
+        assert offsets["leaders"] - self._base == _BL_SMALL - 2
         self.claimed = [-1] * FLAGS
         for p in range(self.players):
             self.rebuild(state, p)
@@ -167,7 +167,8 @@ class BattleLineTracker(Tracker):
         for card, place in enumerate(_bl_places(state, player)):
             self._move(player, card, place)
         for f, flag in enumerate(state.flags):
-            self._claim(f, flag.claimed_by)
+            if flag.claimed_by != self.claimed[f]:
+                self._claim(f, flag.claimed_by)
 
     def before(self, state: GameState[Any], action: Any) -> Any:
         """The cards ``action`` may move (a drawn known top card is known only now)."""
@@ -218,19 +219,22 @@ class BattleLineTracker(Tracker):
                 info["claim_step"][flag] = self._stamp(p)
 
     def _scalars(self, state: BattleLineState, player: int) -> None:
-        info = self.info[player]
+        # the small pieces, written at their offsets in the flat tensor (the hot path)
+        t = self.info[player].tensor
+        base = self._base
         opp = 1 - player
-        info["phase"][:] = 0.0
-        info["phase"][state.phase] = 1.0
-        info["my_turn"][0] = float(state.to_move == player and state.current_player() != CHANCE)
-        info["counts"][:] = (
-            len(state.hands[opp]) / HAND_SIZE,
-            state.deck_size(0) / TROOP_COUNT,
-            state.deck_size(1) / 10,
-            state.tactics_played[player] / 10,
-            state.tactics_played[opp] / 10,
-        )
-        info["leaders"][:] = (state.leader_played[player], state.leader_played[opp])
+        t[base : base + _BL_SMALL] = 0.0
+        t[base + state.phase] = 1.0
+        if state.to_move == player and state.current_player() != CHANCE:
+            t[base + _BL_TURN] = 1.0
+        c = base + _BL_TURN + 1
+        t[c] = len(state.hands[opp]) / HAND_SIZE
+        t[c + 1] = state.deck_size(0) / TROOP_COUNT
+        t[c + 2] = state.deck_size(1) / 10
+        t[c + 3] = state.tactics_played[player] / 10
+        t[c + 4] = state.tactics_played[opp] / 10
+        t[c + 5] = state.leader_played[player]
+        t[c + 6] = state.leader_played[opp]
 
     def observation(self, state: GameState[Any], player: int) -> Tensor:
         """``player``'s observation tensor now (a fresh array)."""
@@ -239,6 +243,21 @@ class BattleLineTracker(Tracker):
     def information(self, state: GameState[Any], player: int) -> Tensor:
         """``player``'s information-state tensor now (a fresh array)."""
         return self.info[player].tensor.copy()
+
+
+_BL_TURN = len(BL_PHASES)
+"""Offsets from the ``phase`` piece: ``my_turn``, then ``counts`` (5), ``leaders`` (2)."""
+_BL_SMALL = _BL_TURN + 1 + 5 + 2
+
+
+def _offsets(pieces: Pieces) -> dict[str, int]:
+    """Where each piece starts in the flat tensor."""
+    out: dict[str, int] = {}
+    start = 0
+    for name, shape in pieces:
+        out[name] = start
+        start += int(np.prod(shape))
+    return out
 
 
 _GUILE = {bla.SCOUT: SCOUT, bla.REDEPLOY: REDEPLOY, bla.DESERTER: DESERTER, bla.TRAITOR: TRAITOR}

@@ -10,6 +10,8 @@ player's side: "mine" first, then "theirs". The layouts are listed in docs/rl.md
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -38,13 +40,11 @@ class Planes:
     """A flat tensor filled piece by piece: each named piece is a view of the tensor."""
 
     def __init__(self, pieces: Pieces) -> None:
-        sizes = [int(np.prod(shape)) for _, shape in pieces]
-        self.tensor: Tensor = np.zeros(sum(sizes), np.float32)
-        self.views: dict[str, Tensor] = {}
-        start = 0
-        for (name, shape), size in zip(pieces, sizes, strict=True):
-            self.views[name] = self.tensor[start : start + size].reshape(shape)
-            start += size
+        size, layout = _layout(tuple(pieces))
+        self.tensor: Tensor = np.zeros(size, np.float32)
+        self.views: dict[str, Tensor] = {
+            name: self.tensor[start : start + n].reshape(shape) for name, start, n, shape in layout
+        }
 
     def __getitem__(self, name: str) -> Tensor:
         return self.views[name]
@@ -59,6 +59,25 @@ class Planes:
             twin.views[name] = twin.tensor[start : start + view.size].reshape(view.shape)
             start += view.size
         return twin
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(
+    pieces: tuple[tuple[str, tuple[int, ...]], ...],
+) -> tuple[int, tuple[tuple[str, int, int, tuple[int, ...]], ...]]:
+    """A layout's total size and each piece's name, start, size and shape."""
+    out = []
+    start = 0
+    for name, shape in pieces:
+        n = math.prod(shape)
+        out.append((name, start, n, shape))
+        start += n
+    return start, tuple(out)
+
+
+def tensor_size(pieces: Pieces) -> int:
+    """How many floats a tensor of these pieces holds."""
+    return _layout(tuple(pieces))[0]
 
 
 # -- Battle Line -----------------------------------------------------------------------

@@ -28,7 +28,7 @@ from battlejudge.engines.battleplan.state import BattlePlanState
 from battlejudge.engines.force_duel.cards import MAX_FORCE
 from battlejudge.engines.force_duel.state import ForceDuelState
 from battlejudge.engines.game import CHANCE, GameState
-from battlejudge.engines.games import game_names, get_game
+from battlejudge.engines.games import Setup, game_names, get_game
 
 Params = Mapping[str, str | int]
 
@@ -56,8 +56,15 @@ class RLGame:
         return {key: option_text(value) for key, value in merged.items()}
 
     def new_state(self, params: Params | None = None) -> GameState[Any]:
-        """A new engine game with these parameters (the registry's checks apply)."""
-        return get_game(self.registry).start(self.options(params))
+        """A new engine game with these parameters (the registry's checks apply), set up
+        without claim certificates (:data:`QUIET`)."""
+        return get_game(self.registry).start(self.options(params), QUIET)
+
+
+QUIET = Setup(certify=False)
+"""How the toolkits' games are set up: Battle Line's claims are decided exactly (the
+solver's fast decider lists the legal ones) but carry no SAT certificate, which took a
+quarter of a random game's time."""
 
 
 def option_text(value: str | int | bool) -> str:
@@ -324,7 +331,10 @@ class Table:
 
     def __setstate__(self, data: dict[str, Any]) -> None:
         try:
-            state = get_game(data["game"]).deserialize(data["state"])
+            game = get_game(data["game"])
+            state = game.deserialize(data["state"])
+            if game.prepare is not None:
+                game.prepare(state, QUIET)
             told = tuple(list(map(str, t)) for t in data["told"])
             tracker = data["tracker"]
         except (KeyError, TypeError, ValueError) as e:
