@@ -19,7 +19,7 @@ from battlejudge.cli.common import (
     log_options,
     open_log,
 )
-from battlejudge.cli.games import bot_options, bot_settings, prefix_option
+from battlejudge.cli.games import bot_options, bot_settings, overwrite_option, prefix_option
 
 
 @click.command()
@@ -49,11 +49,7 @@ from battlejudge.cli.games import bot_options, bot_settings, prefix_option
     type=click.FloatRange(min=0.0),
     help="Seconds between SIGTERM and SIGKILL when a bot is terminated.",
 )
-@click.option(
-    "--overwrite",
-    is_flag=True,
-    help="Replace records already in --out (without it an existing record is exit 2).",
-)
+@overwrite_option
 @click.option(
     "--json",
     "as_json",
