@@ -714,10 +714,10 @@ def _play_human(
             for action in actions:
                 state.apply_action(action)
                 steps += 1
+                again = True
                 said = info.narrate(state, action, human) if info.narrate is not None else None
                 if said is not None:
                     click.echo(said)
-            again = bool(actions)
         except (InputError, IllegalActionError) as e:
             click.echo(f"Not allowed: {e}. Try again ('moves' lists what you can do).")
     console.print(info.render(state, None))

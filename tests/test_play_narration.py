@@ -8,12 +8,13 @@ from pathlib import Path
 from battleline_helpers import build
 from click.testing import CliRunner
 
-from battlejudge.cli.games import CHOICES_LISTED, follow_up
+from battlejudge.cli.games import CHOICES_LISTED, _play_human, follow_up
 from battlejudge.cli.main import cli
 from battlejudge.engines.battleline.actions import Action
 from battlejudge.engines.battleline.cards import TACTIC_CARDS, card_name
 from battlejudge.engines.battleline.game import LEGEND, narrate
 from battlejudge.engines.battleline.state import NORTH, SOUTH
+from battlejudge.engines.games import get_game
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -87,3 +88,24 @@ def test_follow_up_lists_the_legal_actions_it_is_given() -> None:
         f"Still your move: one of {len(notes)} actions, such as '{notes[0]}', "
         f"'{notes[1]}', '{notes[2]}' ('moves' lists them all)."
     )
+
+
+def test_every_step_of_a_scout_says_what_comes_next() -> None:
+    """A Scout is four more steps of the same turn (three draws, then two returns): each is
+    told, from the legal actions of that step. Played on a built table through the play
+    loop, with CliRunner's scripted input."""
+    state = build(hands={"north": "R1 R2 scout", "south": "Y1 Y2"})
+    info = get_game("battleline")
+    script = "scout\ndraw troop\ndraw tactics\ndraw troop\nreturn R1\nquit\n"
+    with CliRunner().isolation(input=script) as (out, *_):
+        _play_human(info, state, info.make_bot("random", 1), "random", 0, 1)
+        told = [line for line in out.getvalue().decode().splitlines() if "Still" in line]
+    draw = "Still your move: 'draw troop' or 'draw tactics'."
+    assert told == [
+        draw,
+        draw,
+        draw,
+        "Still your move: 'return R1', 'return R2', 'return R3', 'return R4' or "
+        "'return alexander'.",
+        "Still your move: 'return R2', 'return R3', 'return R4' or 'return alexander'.",
+    ]
