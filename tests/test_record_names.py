@@ -107,6 +107,7 @@ def test_selfplay_library_refuses_before_the_first_game(tmp_path: Path) -> None:
 def test_two_referee_matches_with_other_seeds_share_a_folder(tmp_path: Path) -> None:
     out = tmp_path / "games"
     args = ["referee", "--north", FAKE_BOT, "--south", FAKE_BOT, "--out", str(out)]
+    args += ["--timeout", "120"]  # a loaded machine may start a bot slowly
     assert run(*args, "--seed", "4").exit_code == 0
     assert run(*args, "--seed", "9", "--prefix", "cup").exit_code == 0
     assert sorted(p.name for p in out.iterdir()) == ["cup-9-0000.blg", "game-4-0000.blg"]
