@@ -36,7 +36,6 @@ from gymnasium.utils import seeding
 from pettingzoo.utils.env import AECEnv
 
 from battlejudge.apps.rl.encoding import Codec
-from battlejudge.apps.rl.observations import pieces_of, tensor_of
 from battlejudge.apps.rl.specs import GAMES, Params, RLGame, Table, base_game, toolkit_name
 from battlejudge.engines.game import CHANCE, TERMINAL, sample_chance
 from battlejudge.engines.games import game_names, get_game
@@ -102,7 +101,9 @@ class BattlejudgeEnv(AECEnv):  # type: ignore[misc]
         self.seats: tuple[str, ...] = get_game(self.spec_game.registry).seats
         self.possible_agents = [agent_name(p) for p in range(len(self.seats))]
         self._players = {agent: p for p, agent in enumerate(self.possible_agents)}
-        size = sum(int(np.prod(shape)) for _, shape in pieces_of(first))
+        # a new table is a copy of this one (its tensors built once)
+        self._first = Table(first, codec=self.codec)
+        size = len(self._first.observation_tensor(0))
         n = self.codec.num_actions
         self.observation_spaces = {
             agent: spaces.Box(OBSERVATION_LOW, OBSERVATION_HIGH, (size,), np.float32)
@@ -111,8 +112,8 @@ class BattlejudgeEnv(AECEnv):  # type: ignore[misc]
         self.action_spaces = {agent: spaces.Discrete(n) for agent in self.possible_agents}
         self._no_actions: Mask = np.zeros(n, np.int8)
         self._no_actions.flags.writeable = False
-        self._legal: dict[int, Any] = {}
-        self.table = Table(first)
+        self._ids: list[int] = []
+        self.table = self._first.clone()
         self.np_random, _ = seeding.np_random(None)
         self._chance = random.Random(0)
 
@@ -134,7 +135,7 @@ class BattlejudgeEnv(AECEnv):  # type: ignore[misc]
             self.np_random, _ = seeding.np_random(seed)
         # chance draws with the engines' own sampler, from a stream the seed fixes
         self._chance = random.Random(int(self.np_random.integers(2**63)))
-        self.table = Table(self.spec_game.new_state(self.params))
+        self.table = self._first.clone()
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
@@ -151,7 +152,7 @@ class BattlejudgeEnv(AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> npt.NDArray[np.float32]:
         """The agent's tensor: what its seat may see now (a new array, the caller's to
         keep)."""
-        return tensor_of(self.table.state, self._players[agent]).tensor
+        return self.table.observation_tensor(self._players[agent])
 
     def step(self, action: int | None) -> None:
         """Play the selected agent's action id (then chance, until a decision or the end);
@@ -160,16 +161,15 @@ class BattlejudgeEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        engine_action = None if action is None else self._legal.get(int(action))
-        if engine_action is None:
+        if action is None or int(action) not in self._ids:
             raise ValueError(f"action {action!r} is not legal for {agent} now")
         self._cumulative_rewards[agent] = 0.0
-        self.table.apply(engine_action)
+        self.table.apply_id(int(action))
         self._play_chance()
         state = self.table.state
         if state.is_terminal():
             returns = state.returns()
-            self._legal = {}
+            self._ids = []
             for seat in self.agents:
                 self.rewards[seat] = float(returns[self._players[seat]])
                 self.terminations[seat] = True
@@ -186,17 +186,15 @@ class BattlejudgeEnv(AECEnv):  # type: ignore[misc]
 
     def _select(self) -> None:
         """Select the agent to act and give it its mask (the one it had goes back to
-        zeros); the legal ids are kept to check and decode the action it sends."""
-        state = self.table.state
-        player = state.current_player()
+        zeros); its legal ids are kept to check the action it sends."""
+        player = self.table.state.current_player()
         if player == TERMINAL:
             return
         self.infos[self.agent_selection]["action_mask"] = self._no_actions
         agent = self.possible_agents[player]
-        encode = self.codec.encode
-        self._legal = {encode(a, False): a for a in state.legal_actions()}
+        self._ids = self.table.legal_ids()
         mask = np.zeros(self.codec.num_actions, np.int8)
-        mask[np.fromiter(self._legal, np.intp, len(self._legal))] = 1
+        mask[self._ids] = 1
         self.infos[agent]["action_mask"] = mask
         self.agent_selection = agent
 
