@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from math import prod
+from operator import attrgetter
 from typing import Any, Protocol, Self
 
 from battlejudge.engines.battleline import actions as bla
@@ -105,6 +106,7 @@ class BlockCodec:
         to_fields: Callable[[Any, bool], tuple[str, tuple[int, ...]]],
         from_fields: Callable[[str, tuple[int, ...]], Any],
         fast: Callable[[Any], int] | None = None,
+        fast_chance: Callable[[Any], int] | None = None,
     ) -> None:
         self.actions = actions
         self.chance = chance
@@ -112,12 +114,13 @@ class BlockCodec:
         self.num_chance = chance.size
         self._to = to_fields
         self._from = from_fields
-        self._fast = fast
+        self._fast = (fast, fast_chance)
 
     def encode(self, action: Any, chance: bool) -> int:
         """The id of an engine action (a chance outcome when ``chance``)."""
-        if self._fast is not None and not chance:
-            return self._fast(action)
+        fast = self._fast[chance]
+        if fast is not None:
+            return fast(action)
         return self.encode_fields(action, chance)
 
     def encode_fields(self, action: Any, chance: bool) -> int:
@@ -279,7 +282,9 @@ def battleline_codec() -> BlockCodec:
     (card x flag), Scout returns, Mud discards, Deserter (card x flag), Redeploy
     (card x from x to, to 9 = the discard pile), Traitor (card x from x to); chance: the
     card dealt or drawn."""
-    return BlockCodec(_BL_BLOCKS, _BL_CHANCE, _bl_fields, _bl_action, _bl_encode)
+    return BlockCodec(
+        _BL_BLOCKS, _BL_CHANCE, _bl_fields, _bl_action, _bl_encode, attrgetter("card")
+    )
 
 
 # -- Lines of Battle -------------------------------------------------------------------

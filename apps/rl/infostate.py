@@ -32,7 +32,6 @@ from battlejudge.apps.rl.encoding import Codec
 from battlejudge.apps.rl.observations import (
     BL_PLACES,
     Pieces,
-    Planes,
     Tensor,
     battleline_pieces,
     pieces_of,
@@ -90,20 +89,25 @@ BL_CARDS = 70
 
 class Tracker:
     """Each player's observation tensor (rebuilt from scratch when asked) and the
-    history part of his information-state tensor (kept as actions come)."""
+    history part of his information-state tensor (kept as actions come), in one flat
+    array per player."""
 
     def __init__(self, state: GameState[Any], codec: Codec) -> None:
         self.players = state.facts.players
+        pieces = information_state_pieces(state)
         self.obs_size = tensor_size(pieces_of(state))
-        self.info = [Planes(information_state_pieces(state)) for _ in range(self.players)]
+        self.at = _offsets(pieces)
+        """Where each piece starts in the flat tensor."""
+        self.info = [np.zeros(tensor_size(pieces), np.float32) for _ in range(self.players)]
         self.cap = log_size(state)
         self.lines = [0] * self.players
+        self._told = self.at["told"]
 
     def clone(self) -> Tracker:
         """An independent copy."""
         twin = self.__class__.__new__(self.__class__)
         twin.__dict__.update(self.__dict__)
-        twin.info = [p.copy() for p in self.info]
+        twin.info = [t.copy() for t in self.info]
         twin.lines = list(self.lines)
         return twin
 
@@ -118,7 +122,7 @@ class Tracker:
         """``player`` was told one more line, of this code (:func:`line_code`)."""
         n = self.lines[player]
         if n < self.cap:
-            self.info[player]["told"][n] = code * _UNIT
+            self.info[player][self._told + n] = code * _UNIT
         self.lines[player] = n + 1
 
     def observation(self, state: GameState[Any], player: int) -> Tensor:
@@ -127,7 +131,7 @@ class Tracker:
 
     def information(self, state: GameState[Any], player: int) -> Tensor:
         """``player``'s information-state tensor now (a fresh array)."""
-        out = self.info[player].tensor.copy()
+        out = self.info[player].copy()
         out[: self.obs_size] = self.observation(state, player)
         return out
 
@@ -144,9 +148,11 @@ class BattleLineTracker(Tracker):
         super().__init__(state, codec)
         assert isinstance(state, BattleLineState)
         self.places = [[-1] * BL_CARDS for _ in range(self.players)]
-        offsets = _offsets(information_state_pieces(state))
-        self._base = offsets["phase"]
-        assert offsets["leaders"] - self._base == _BL_SMALL - 2
+        self._base = self.at["phase"]
+        self._seen = self.at["seen"]
+        self._claimed = self.at["claimed"]
+        self._claim_step = self.at["claim_step"]
+        assert self.at["cards"] == 0 and self.at["leaders"] - self._base == _BL_SMALL - 2
         self.claimed = [-1] * FLAGS
         for p in range(self.players):
             self.rebuild(state, p)
@@ -200,51 +206,55 @@ class BattleLineTracker(Tracker):
         old = self.places[player][card]
         if old == place:
             return
-        info = self.info[player]
+        t = self.info[player]
+        row = card * _BL_NPLACES
         if old >= 0:
-            info["cards"][card, old] = 0.0
+            t[row + old] = 0.0
         if place >= 0:
-            info["cards"][card, place] = 1.0
-            info["seen"][card, place] = self._stamp(player)
+            t[row + place] = 1.0
+            t[self._seen + row + place] = self._stamp(player)
         self.places[player][card] = place
 
     def _claim(self, flag: int, by: int) -> None:
         self.claimed[flag] = by
         for p in range(self.players):
-            info = self.info[p]
-            info["claimed"][flag] = 0.0
-            info["claim_step"][flag] = 0.0
+            t = self.info[p]
+            at = self._claimed + 2 * flag
+            t[at : at + 2] = 0.0
+            t[self._claim_step + flag] = 0.0
             if by >= 0:
-                info["claimed"][flag, 0 if by == p else 1] = 1.0
-                info["claim_step"][flag] = self._stamp(p)
+                t[at + (0 if by == p else 1)] = 1.0
+                t[self._claim_step + flag] = self._stamp(p)
 
     def _scalars(self, state: BattleLineState, player: int) -> None:
-        # the small pieces, written at their offsets in the flat tensor (the hot path)
-        t = self.info[player].tensor
-        base = self._base
+        # the small pieces in one write at their offset (the hot path): phase one-hot,
+        # my_turn, counts, leaders
         opp = 1 - player
-        t[base : base + _BL_SMALL] = 0.0
-        t[base + state.phase] = 1.0
+        small = [0.0] * _BL_SMALL
+        small[state.phase] = 1.0
         if state.to_move == player and state.current_player() != CHANCE:
-            t[base + _BL_TURN] = 1.0
-        c = base + _BL_TURN + 1
-        t[c] = len(state.hands[opp]) / HAND_SIZE
-        t[c + 1] = state.deck_size(0) / TROOP_COUNT
-        t[c + 2] = state.deck_size(1) / 10
-        t[c + 3] = state.tactics_played[player] / 10
-        t[c + 4] = state.tactics_played[opp] / 10
-        t[c + 5] = state.leader_played[player]
-        t[c + 6] = state.leader_played[opp]
+            small[_BL_TURN] = 1.0
+        small[_BL_TURN + 1 :] = (
+            len(state.hands[opp]) / HAND_SIZE,
+            state.deck_size(0) / TROOP_COUNT,
+            state.deck_size(1) / 10,
+            state.tactics_played[player] / 10,
+            state.tactics_played[opp] / 10,
+            float(state.leader_played[player]),
+            float(state.leader_played[opp]),
+        )
+        self.info[player][self._base : self._base + _BL_SMALL] = small
 
     def observation(self, state: GameState[Any], player: int) -> Tensor:
         """``player``'s observation tensor now (a fresh array)."""
-        return self.info[player].tensor[: self.obs_size].copy()
+        return self.info[player][: self.obs_size].copy()
 
     def information(self, state: GameState[Any], player: int) -> Tensor:
         """``player``'s information-state tensor now (a fresh array)."""
-        return self.info[player].tensor.copy()
+        return self.info[player].copy()
 
 
+_BL_NPLACES = len(BL_PLACES)
 _BL_TURN = len(BL_PHASES)
 """Offsets from the ``phase`` piece: ``my_turn``, then ``counts`` (5), ``leaders`` (2)."""
 _BL_SMALL = _BL_TURN + 1 + 5 + 2

@@ -278,6 +278,17 @@ class Table:
                 self._legal_ids = sorted(encode(a, False) for a in self.state.legal_actions())
         return list(self._legal_ids)
 
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """At a chance node, each outcome's dense id with its probability (the engine's
+        exact fraction as a float), sorted by id; [] elsewhere."""
+        state = self.state
+        encode = self.codec.encode
+        uniform = state.uniform_chance()
+        if uniform is not None:
+            p = 1.0 / len(uniform)  # float(Fraction(1, n)): both round 1/n correctly
+            return sorted((encode(a, True), p) for a in uniform)
+        return sorted((encode(a, True), float(p)) for a, p in state.chance_outcomes())
+
     def apply_id(self, code: int) -> None:
         """Apply the current player's action of dense id ``code``; :class:`ValueError`
         naming the id when it is not a legal action now."""
