@@ -1,13 +1,17 @@
-"""Measuring the guide against a question set: top-1 section accuracy, fallback, latency.
+"""Measuring the guide against a question set: top-1 section accuracy, direct answers, fallback,
+latency.
 
 A question set is a TOML file with one table per game (see tests/guide/eval/): ``questions``, each
-with ``q`` and the ``sections`` that answer it (citing any of them is right), and
-``out_of_scope``, questions the rules do not answer (the fallback is right). ``battlejudge bench
-guide`` prints these figures; the tests hold accuracy above a floor.
+with ``q``, the ``sections`` that answer it (citing any of them is right) and optionally ``lead``,
+words or phrases at least one of which the answer's first sentence must hold (case-insensitive:
+``lead = ["yes"]``, ``lead = ["higher sum", "completed first"]``), and ``out_of_scope``, questions
+the rules do not answer (the fallback is right). ``battlejudge bench guide`` prints these figures
+and the share of answers that lead with a direct answer; the tests hold them above a floor.
 """
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 import tomllib
@@ -16,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from battlejudge.apps.guide.guide import HIGH, Answer, Guide
-from battlejudge.apps.guide.reference import GAMES, game_id
+from battlejudge.apps.guide.reference import GAMES, WALKTHROUGH_HEADINGS, game_id
 
 
 @dataclass(frozen=True)
@@ -26,6 +30,9 @@ class Case:
     game: str
     question: str
     sections: tuple[str, ...]
+    lead: tuple[str, ...] = ()
+    """Words or phrases, one of which the answer's first sentence must hold (empty: not
+    checked)."""
 
     @property
     def in_scope(self) -> bool:
@@ -41,18 +48,63 @@ class Outcome:
     case: Case
     answer: Answer
     seconds: float
+    walkthrough: str | None = None
+    """The heading of the walkthrough the answer is (``Setup walkthrough``...), if it is one."""
 
     @property
     def right(self) -> bool:
-        """In scope: a section that answers was cited. Out of scope: the fallback was given."""
+        """In scope: a section that answers was cited (or the walkthrough the case names as
+        one, by its heading). Out of scope: the fallback was given."""
         if self.case.in_scope:
-            return self.answer.section in self.case.sections
+            return (
+                self.answer.section in self.case.sections or self.walkthrough in self.case.sections
+            )
         return not self.answer.answered
 
     @property
     def confident_wrong(self) -> bool:
         """Wrong, and said with at least :data:`HIGH` confidence."""
         return not self.right and self.answer.answered and self.answer.score >= HIGH
+
+    @property
+    def first_sentence(self) -> str:
+        """The answer's first sentence (:func:`first_sentence`)."""
+        return first_sentence(self.answer.answer)
+
+    @property
+    def leads_directly(self) -> bool:
+        """An answer (not the fallback) whose first sentence is not the citation of the rule:
+        it leads with a direct answer (or a walkthrough's first step)."""
+        return self.answer.answered and not self.answer.answer.startswith(CITATION)
+
+    @property
+    def lead_right(self) -> bool | None:
+        """Whether the first sentence holds one of the case's ``lead`` words or phrases, as
+        whole words and in any case (None: the case names none; the fallback holds none)."""
+        if not self.case.lead:
+            return None
+        first = self.first_sentence if self.answer.answered else ""
+        # Whole words: "no" is not found in "nothing", nor "3" in "13".
+        return any(
+            re.search(rf"(?<!\w){re.escape(w.strip())}(?!\w)", first, re.IGNORECASE)
+            for w in self.case.lead
+        )
+
+
+CITATION = "According to the '"
+"""How the guide names the section it quotes; an answer that opens with it gives no direct
+answer first."""
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of an answer: what comes before the citation of the rule when
+    something does, else up to the first full stop or line break."""
+    before = text.split(f" {CITATION}", 1)[0] if f" {CITATION}" in text else ""
+    if before.strip():
+        return before.strip()
+    return _SENTENCE_END.split(text.strip(), 1)[0]
 
 
 @dataclass
@@ -96,6 +148,30 @@ class Figures:
         """The outcomes answered confidently with a wrong section: the worst kind of answer."""
         return [o for o in self.outcomes if o.confident_wrong]
 
+    @property
+    def answered(self) -> list[Outcome]:
+        """The outcomes that got an answer, not the fallback (in scope or not)."""
+        return [o for o in self.outcomes if o.answer.answered]
+
+    @property
+    def direct_share(self) -> float | None:
+        """Share of answers (fallbacks aside) whose first sentence is a direct answer (None:
+        nothing was answered)."""
+        given = self.answered
+        return sum(o.leads_directly for o in given) / len(given) if given else None
+
+    @property
+    def with_lead(self) -> list[Outcome]:
+        """The outcomes of the cases that name ``lead`` words."""
+        return [o for o in self.outcomes if o.case.lead]
+
+    @property
+    def lead_accuracy(self) -> float | None:
+        """Share of the cases naming ``lead`` words whose answer's first sentence holds one
+        (None: no case names any)."""
+        cases = self.with_lead
+        return sum(bool(o.lead_right) for o in cases) / len(cases) if cases else None
+
     def latency_ms(self, quantile: float) -> float:
         """A quantile (0.5 the median, 1.0 the slowest) of the time per question, in ms."""
         times = sorted(o.seconds for o in self.outcomes)
@@ -136,7 +212,17 @@ def load_cases(path: Path) -> list[Case]:
                 or not all(isinstance(s, str) for s in sections)
             ):
                 raise ValueError(f"{path}: [{raw_game}] question {i} needs q and sections")
-            cases.append(Case(game, question, tuple(sections)))
+            lead = item.get("lead", [])
+            if (
+                not isinstance(lead, list)
+                or not all(isinstance(w, str) and w.strip() for w in lead)
+                or ("lead" in item and not lead)
+            ):
+                raise ValueError(
+                    f"{path}: [{raw_game}] question {i}: lead must be a list of words or "
+                    f"phrases, got {lead!r}"
+                )
+            cases.append(Case(game, question, tuple(sections), tuple(lead)))
         for question in table.get("out_of_scope", []):
             if not isinstance(question, str):
                 raise ValueError(f"{path}: [{raw_game}] out_of_scope holds a non-string")
@@ -149,13 +235,20 @@ def run(
     guide_for: Callable[[str], Guide],
     clock: Callable[[], float] = time.perf_counter,
 ) -> list[Outcome]:
-    """Ask every case of the guide ``guide_for(game)`` gives, timing each answer."""
+    """Ask every case of the guide ``guide_for(game)`` gives, timing each answer and noting
+    which answers are walkthroughs (a case may cite one by its heading)."""
     outcomes = []
     for case in cases:
         guide = guide_for(case.game)
         start = clock()
         answer = guide.ask(case.question)
-        outcomes.append(Outcome(case, answer, clock() - start))
+        seconds = clock() - start
+        walked = (
+            heading
+            for kind, heading in WALKTHROUGH_HEADINGS.items()
+            if kind in guide.reference.walkthroughs and answer == guide.walkthrough(kind)
+        )
+        outcomes.append(Outcome(case, answer, seconds, next(walked, None)))
     return outcomes
 
 
@@ -197,7 +290,8 @@ class Row:
 
     def to_json(self) -> dict[str, object]:
         """The row as JSON: the questions counted, top-1 accuracy, the fallback's precision and
-        recall, confident wrong answers and latencies."""
+        recall, confident wrong answers, the share of answers leading with a direct answer, the
+        questions naming lead words and the share whose lead is right, and latencies."""
         f = self.figures
         return {
             "part": self.part,
@@ -208,6 +302,9 @@ class Row:
             "fallback_precision": _round(f.fallback_precision),
             "fallback_recall": _round(f.fallback_recall),
             "confident_wrong": len(f.confident_wrong),
+            "direct_share": _round(f.direct_share),
+            "lead_questions": len(f.with_lead),
+            "lead_accuracy": _round(f.lead_accuracy),
             "latency_median_ms": round(f.latency_ms(0.5), 3),
             "latency_max_ms": round(f.latency_ms(1.0), 3),
         }

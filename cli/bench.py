@@ -144,10 +144,12 @@ def bench_claims(
 def bench_guide(
     directory: Path, parts: tuple[str, ...], keywords_only: bool, as_json: bool
 ) -> None:
-    """Rules guide: top-1 section accuracy, fallback precision and recall, latency, per game.
+    """Rules guide: top-1 section accuracy, direct answers, fallback precision and recall,
+    latency, per game.
 
-    Latency is per question with the guide already built (warm); building each game's guide is
-    timed on its own.
+    'direct' is the share of answers (fallbacks aside) that lead with a direct answer; 'lead'
+    counts the questions whose set names lead words (right/asked). Latency is per question with
+    the guide already built (warm); building each game's guide is timed on its own.
     """
     from battlejudge.bench.guide import bench_guides
 
@@ -164,17 +166,21 @@ def bench_guide(
         + ", ".join(f"{g} {ms:.0f}" for g, ms in build_ms.items())
     )
     click.echo(
-        f"{'part':8} {'game':16} {'qs':>4} {'oos':>4} {'top-1':>7} {'fb P':>5} {'fb R':>5} "
-        f"{'conf.wrong':>10} {'med ms':>7} {'max ms':>7}"
+        f"{'part':8} {'game':16} {'qs':>4} {'oos':>4} {'top-1':>7} {'direct':>7} {'lead':>7} "
+        f"{'fb P':>5} {'fb R':>5} {'conf.wrong':>10} {'med ms':>7} {'max ms':>7}"
     )
     for r in rows:
         f = r.figures
         pr = "-" if f.fallback_precision is None else f"{f.fallback_precision:.2f}"
         rc = "-" if f.fallback_recall is None else f"{f.fallback_recall:.2f}"
+        direct = "-" if f.direct_share is None else f"{100 * f.direct_share:.1f}%"
+        lead = "-"
+        if f.with_lead:
+            lead = f"{sum(bool(o.lead_right) for o in f.with_lead)}/{len(f.with_lead)}"
         click.echo(
             f"{r.part:8} {r.game:16} {len(f.in_scope):4} {len(f.out_of_scope):4} "
-            f"{100 * f.accuracy:6.1f}% {pr:>5} {rc:>5} {len(f.confident_wrong):10} "
-            f"{f.latency_ms(0.5):7.2f} {f.latency_ms(1.0):7.2f}"
+            f"{100 * f.accuracy:6.1f}% {direct:>7} {lead:>7} {pr:>5} {rc:>5} "
+            f"{len(f.confident_wrong):10} {f.latency_ms(0.5):7.2f} {f.latency_ms(1.0):7.2f}"
         )
 
 

@@ -32,7 +32,13 @@ from battlejudge.apps.guide import (
     load,
 )
 from battlejudge.apps.guide.embed import shared_embedder
-from battlejudge.apps.guide.reference import WalkthroughKind, parse, sentences, with_faqs
+from battlejudge.apps.guide.reference import (
+    WALKTHROUGH_HEADINGS,
+    WalkthroughKind,
+    parse,
+    sentences,
+    with_faqs,
+)
 from battlejudge.apps.guide.text import expand_shorthand, plain
 from battlejudge.bench.guide import PARTS, Figures, discover_parts, load_cases
 from battlejudge.bench.guide import run as run_cases
@@ -85,6 +91,8 @@ FLOORS = {
         "fresh6": 0.90,
         # sealed until measured once after the tenth round (92.1%, Force Duel 86.5%)
         "fresh7": 0.91,
+        # the direct answers' part (issue 37), written with the guide in view: 97.6%
+        "leads": 0.95,
     },
     False: {
         "tuned": 0.83,
@@ -108,6 +116,7 @@ FLOORS = {
         "fresh5": 0.81,
         "fresh6": 0.80,
         "fresh7": 0.82,
+        "leads": 0.92,
     },
 }
 
@@ -178,7 +187,10 @@ def test_heldout_questions_are_not_tuned_questions() -> None:
 def test_evaluation_set_cites_existing_sections(part: str) -> None:
     """Every part in the folder, ours or written outside, names sections the guide has."""
     for case in load_cases(EVAL / f"{part}.toml"):
-        names = {s.name for s in load(case.game).sections}
+        reference = load(case.game)
+        names = {s.name for s in reference.sections}
+        # a walkthrough may be cited by its heading too (bench.guide counts it right)
+        names |= {WALKTHROUGH_HEADINGS[k] for k in reference.walkthroughs}
         assert set(case.sections) <= names, case
 
 
@@ -563,10 +575,10 @@ def test_answer_quotes_the_answering_sentence_and_names_the_section() -> None:
 @pytest.mark.parametrize(
     ("game", "question", "lead", "needle"),
     [
-        ("battleline", "hand size?", "Seven cards", "seven"),
-        ("battleline", "What is the order of the formations?", "Wedge, Phalanx", "strongest"),
-        ("battleline", "Who gets a flag when it is a tie?", "A tie goes against", "tied"),
-        ("force-duel", "What is the hand size?", "Three", "3 strategy cards"),
+        ("battleline", "hand size?", "The dealer shuffles", "seven"),
+        ("battleline", "What is the order of the formations?", "There are five kinds", "strongest"),
+        ("battleline", "Who gets a flag when it is a tie?", "When the two formations are", "tied"),
+        ("force-duel", "What is the hand size?", "After both strategy cards", "3 strategy cards"),
         ("lines-of-battle", "How far can archers shoot?", "Archers move 1 square", "5 squares"),
         ("lines-of-battle", "Can a unit attack after a swap?", "No:", "After a swap"),
     ],
@@ -590,8 +602,8 @@ ISSUE_EXAMPLES = [
         "I've got Darius out already. Is Alexander still playable for me?",
         ("Leader", "Ruling 3: One Leader per side"),
         None,
-        # the Leader entry's direct answer or Ruling 3's, both the rule asked for
-        ("Only one Leader", "Never more than one Leader"),
+        # the Leader entry's sentence or Ruling 3's, both the rule asked for
+        ("You may have only one Leader", "No player may ever have more than one Leader"),
         "one Leader",
     ),
     # Battle Line, Flags: a tie goes against whoever completed last (was "not provided").
@@ -600,7 +612,7 @@ ISSUE_EXAMPLES = [
         "who takes a flag if both formations are completely equal?",
         ("Flags", "Ruling 7: Ties and who completed last"),
         None,
-        "A tie goes against",
+        ("When the two formations are tied", "A tie goes against"),
         "goes against whoever placed the final card",
     ),
     # Lines of Battle, Archers: reload after an attack (was "not provided").
@@ -644,7 +656,7 @@ ISSUE_EXAMPLES = [
         "how many cards do I have in my hand?",
         ("Strategy Cards", "Setup"),
         "Battle Deck",
-        "Three",
+        ("After both strategy cards are down", "Each player then draws 3 strategy cards"),
         "3 strategy cards",
     ),
     # Nine Circles, Claiming Circles, under its own names (was "Players and Duration" at 0.72).
@@ -948,7 +960,8 @@ def test_card_lookup_under_both_themes(game: str, name: str) -> None:
     want = CARDS[name][0 if game == "battleline" else 1]
     answer = guide(game).card(name)
     assert answer.section == want
-    assert answer.answer.startswith(f"According to the '{want}' section, ")
+    assert answer.direct is not None
+    assert answer.answer.startswith(f"{answer.direct} According to the '{want}' section, ")
     # A card question in words finds the same entry.
     assert guide(game).ask(f"What does {name} do?").section == want
 
@@ -1171,7 +1184,8 @@ def test_cli_json() -> None:
     result = run("battleline", "ask", "What is a Phalanx?", "--json")
     assert result.exit_code == 0
     data = json.loads(result.stdout)
-    assert set(data) == {"answer", "section", "score"}
+    assert set(data) == {"answer", "direct", "section", "score"}
+    assert data["answer"].startswith(data["direct"]) and "A Phalanx is" in data["direct"]
     assert data["section"] == "Formations" and 0 < data["score"] <= 1
     result = run("battleline", "--json", "ask", "Can I trade cards with my opponent?")
     data = json.loads(result.stdout)

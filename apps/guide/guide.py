@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from battlejudge.apps.guide.embed import Embedder, shared_embedder
+from battlejudge.apps.guide.lead import definition, direct_answer, join, question_kind, trim
 from battlejudge.apps.guide.reference import (
     Faq,
     Reference,
@@ -44,6 +45,10 @@ facts of the winning section are compared."""
 FACT_MARGIN = 0.05
 """How far the chosen fact must lead the section's next fact (in that combined score): a close
 second means the question may ask for either, so no direct answer is led with."""
+
+DEFINING_DEPTH = 3
+"""How far down the ranking the guide looks for the section that defines what a "what is X" or
+"difference between X and Y" question names, when the winner does not (:meth:`Guide._answering`)."""
 
 _PRONOUN = re.compile(r"(?:It|Its|They|This|That|These|Those|He|His|Then)\b")
 """A sentence opening like this leans on the one before it, so both are quoted."""
@@ -77,11 +82,20 @@ class Answer:
     answer: str
     section: str | None
     score: float
+    direct: str | None = None
+    """The one-sentence direct answer the text leads with (a rules answer or a card's entry),
+    built from the cited section's own sentences (:mod:`.lead`); None for walkthroughs, the
+    fallback and the session's own lines."""
 
     def to_json(self) -> dict[str, Any]:
-        """The answer as JSON (``guide --json``): the text, the section quoted and the confidence
-        score."""
-        return {"answer": self.answer, "section": self.section, "score": round(self.score, 3)}
+        """The answer as JSON (``guide --json``): the text, the direct answer it leads with, the
+        section quoted and the confidence score."""
+        return {
+            "answer": self.answer,
+            "direct": self.direct,
+            "section": self.section,
+            "score": round(self.score, 3),
+        }
 
     @property
     def answered(self) -> bool:
@@ -93,6 +107,10 @@ def according_to(section: str, text: str, direct: str | None = None) -> str:
     """``[direct answer] According to the 'X' section, "..."``: the rule quoted word for word."""
     lead = f"{direct} " if direct else ""
     return f"{lead}According to the '{section}' section, \"{text}\""
+
+
+_POLARITY = re.compile(r"^(Yes|No)(?:[,:]| by default\b)")
+"""A fact's written answer that opens with Yes or No: the project's reading of a yes/no fact."""
 
 
 class Guide:
@@ -114,6 +132,11 @@ class Guide:
         self.embedder = shared_embedder() if embedder == "default" else embedder
         self.retriever = Retriever(reference, self.analyzer, self.embedder)
         self._cards: dict[str, Section] = {plain(n): c for c in reference.cards for n in c.names}
+        self._name_terms = frozenset(
+            t for c in reference.cards for t in self.analyzer.terms(c.name, True)
+        )
+        """The terms of the cards' names: a yes/no question naming a card is not answered Yes
+        or No by a sentence that does not name it (:func:`~.lead.polarity`)."""
         titles = sorted(other_games(reference.game), key=lambda t: (-len(t), t))
         self._other_game = re.compile(
             r"(?<![a-z0-9])("
@@ -179,20 +202,57 @@ class Guide:
                 and unique <= card_terms | _CARD_WORDS
                 and words <= named | _CARD_QUESTION
             ):
-                return Answer(self._card_text(card), card.name, 1.0)
+                return self._card_answer(card)
         result = self.retriever.rank(question)
         if not result.ranking or result.confidence < self.threshold:
             return Answer(FALLBACK, None, result.confidence)
-        top = result.ranking[0]
-        section = self.reference.sections[top.section]
+        section, score = self._answering(question, result)
         faq, clear = self._fact(section, question, result)
-        quote = self._quote(section, question, faq)
-        # The fact's direct answer leads only when the question plainly asks for that fact; a
-        # question that merely lands in the same section gets the rule alone.
-        direct = faq.answer if faq is not None and clear else None
-        if direct is not None and plain(direct) in plain(quote):
-            direct = None  # the rule says it in so many words
-        return Answer(according_to(section.name, quote, direct), section.name, result.confidence)
+        units = _units(section)
+        order = self._ranked_units(units, question, faq)
+        quote = units[order[0]][1]
+        # A yes/no fact the question plainly asks for: its written answer's Yes or No leads.
+        said = _POLARITY.match(faq.answer or "") if faq is not None and clear else None
+        hint: Literal["Yes", "No"] | None = None
+        if said is not None:
+            hint = "Yes" if said.group(1) == "Yes" else "No"
+        leads = [_one_sentence(units[i]) for i in order]
+        every = [s for s, _ in units]
+        idf = self.retriever.passage_lexical.idf
+        lead = direct_answer(
+            question, leads, every, self.analyzer.terms, hint, idf, self._name_terms
+        )
+        direct = lead.text
+        if len(lead.sources) > 1:
+            # Built from two sentences (two definitions, a rule and its tie): both are quoted.
+            quote = _quoted(units, lead.sources)
+        elif direct == quote:
+            # The rule is the direct answer word for word: quote its paragraph around it.
+            quote = next((p for p in section.passages if quote in p), quote)
+        return Answer(according_to(section.name, quote, direct), section.name, score, direct)
+
+    def _answering(self, question: str, result: Result) -> tuple[Section, float]:
+        """The section that answers and the confidence: the winner, unless the question asks
+        what things are ("what is a Wedge?", "the difference between a Wedge and a Phalanx")
+        and the winner defines not all of them while one of the next :data:`DEFINING_DEPTH`
+        sections does (:func:`~.lead.definition`): that one answers, under :data:`HIGH`, as
+        the confidence was the winner's."""
+        top = self.reference.sections[result.ranking[0].section]
+        asked = question_kind(question)
+        if asked.kind not in ("define", "difference"):
+            return top, result.confidence
+
+        def defines(section: Section) -> bool:
+            every = [s for s, _ in _units(section)]
+            return all(definition(t, every, self.analyzer.terms) for t in asked.things)
+
+        if defines(top):
+            return top, result.confidence
+        for ranked in result.ranking[1:DEFINING_DEPTH]:
+            section = self.reference.sections[ranked.section]
+            if defines(section):
+                return section, min(result.confidence, HIGH - 0.01)
+        return top, result.confidence
 
     def _fact(self, section: Section, question: str, result: Result) -> tuple[Faq | None, bool]:
         """The fact of ``section`` the question asks for, if any, and whether it clearly does.
@@ -235,26 +295,15 @@ class Guide:
         lead = scored[0][0] - scored[1][0] if len(scored) > 1 else scored[0][0]
         return self.reference.faqs[scored[0][1]], lead >= FACT_MARGIN
 
-    def _quote(self, section: Section, question: str, faq: Faq | None) -> str:
-        """The sentence of ``section`` that answers: the chosen fact's, else the likeliest one.
+    def _ranked_units(
+        self, units: list[tuple[str, str]], question: str, faq: Faq | None
+    ) -> list[int]:
+        """The indices of ``units`` (a section's sentences, :func:`_units`) best first: the
+        chosen fact's sentence, then by how well each answers the question.
 
-        Without a fact that names its sentence, each sentence scores the share of the
-        question's keywords it holds, plus (with the embedding model) its cosine to the
-        question. A sentence opening with a pronoun is quoted with the sentence before it.
+        Each sentence scores the share of the question's keywords it holds, plus (with the
+        embedding model) its cosine to the question.
         """
-        units: list[tuple[str, str]] = []  # (sentence, what it is quoted as)
-        for passage in section.passages:
-            previous = ""
-            for sentence in sentences(passage):
-                said = (
-                    f"{previous} {sentence}" if _PRONOUN.match(sentence) and previous else sentence
-                )
-                units.append((sentence, said))
-                previous = sentence
-        if faq is not None and faq.quote is not None:
-            for sentence, said in units:
-                if faq.quote in sentence:
-                    return said
         terms = set(self.analyzer.terms(question, True))
         scores = [
             len(terms & set(self.analyzer.terms(said))) / len(terms) if terms else 0.0
@@ -263,8 +312,11 @@ class Guide:
         if self.embedder is not None:
             vectors = self.embedder.embed([question, *(said for _, said in units)])
             scores = [k + float(v @ vectors[0]) for k, v in zip(scores, vectors[1:], strict=True)]
-        best = max(range(len(units)), key=lambda i: (scores[i], -i))
-        return units[best][1]
+        order = sorted(range(len(units)), key=lambda i: (-scores[i], i))
+        if faq is not None and faq.quote is not None:
+            chosen = [i for i, (sentence, _) in enumerate(units) if faq.quote in sentence]
+            order = chosen[:1] + [i for i in order if i not in chosen[:1]]
+        return order
 
     def card(self, name: str) -> Answer:
         """Explain a card, found by any of its names under either theme.
@@ -285,7 +337,7 @@ class Guide:
             if close:
                 hint = f" (did you mean {self._display_name(close[0])!r}?)"
             raise UnknownCardError(f"unknown card {name!r} for {self.title}{hint}")
-        return Answer(self._card_text(section), section.name, 1.0)
+        return self._card_answer(section)
 
     def card_names(self) -> list[str]:
         """Every card's own name, in reference order."""
@@ -298,11 +350,51 @@ class Guide:
                     return n
         return key
 
-    def _card_text(self, section: Section) -> str:
-        return according_to(section.name, " ".join(section.passages))
+    def _card_answer(self, section: Section, score: float = 1.0) -> Answer:
+        """A card's whole entry, led by the sentence that says what the card is (its
+        definition, else the entry's first sentence)."""
+        every = [s for s, _ in _units(section)]
+        found = definition(section.name, every, self.analyzer.terms)
+        direct = trim(found if found is not None else every[0])
+        text = according_to(section.name, " ".join(section.passages), direct)
+        return Answer(text, section.name, score, direct)
 
     def walkthrough(self, kind: WalkthroughKind) -> Answer:
         """The numbered steps for setup or the first turn, then the follow-up question."""
         wt = self.reference.walkthroughs[kind]
         lines = [f"{i}. {step}" for i, step in enumerate(wt.steps, 1)]
         return Answer("\n".join([*lines, "", wt.follow_up]), wt.section, 1.0)
+
+
+def _units(section: Section) -> list[tuple[str, str]]:
+    """Every sentence of ``section`` in order, each with what it is quoted as: a sentence that
+    opens with a pronoun is quoted with the sentence before it."""
+    units: list[tuple[str, str]] = []
+    for passage in section.passages:
+        previous = ""
+        for sentence in sentences(passage):
+            said = f"{previous} {sentence}" if _PRONOUN.match(sentence) and previous else sentence
+            units.append((sentence, said))
+            previous = sentence
+    return units
+
+
+def _one_sentence(unit: tuple[str, str]) -> str:
+    """What a unit of :func:`_units` says as one sentence: a sentence quoted with the one before
+    it is joined to it with a semicolon."""
+    sentence, said = unit
+    if said == sentence:
+        return sentence
+    return join(said[: -len(sentence)].strip(), sentence)
+
+
+def _quoted(units: list[tuple[str, str]], sources: tuple[str, ...]) -> str:
+    """The sentences ``sources`` (as :func:`_one_sentence` gives them) quoted in the section's
+    order, each with the sentence it leans on."""
+    said: list[str] = []
+    for sentence, quoted in units:
+        if any(sentence in source for source in sources):
+            for part in (quoted[: -len(sentence)].strip(), sentence):
+                if part and part not in said:
+                    said.append(part)
+    return " ".join(said)

@@ -1,0 +1,350 @@
+"""The one-sentence direct answer an answer leads with, built from the cited section's own words.
+
+The guide writes no text of its own (issue 37, part 5): a direct answer is one sentence of the
+section that answers, chosen and trimmed, or two joined into one, with at most a fixed ``Yes:`` or
+``No:`` in front. What is chosen depends on what the question asks (:func:`question_kind`):
+
+- ``difference`` ("what is the difference between a Wedge and a Phalanx?", "Fog vs Mud"): the
+  section's definitions of both things (:func:`definition`), joined with a semicolon;
+- ``define`` ("what is a Wedge?", "what does Envelopment mean?"): the thing's definition;
+- ``wins`` ("same formation, who wins?", "who gets the flag on a tie?"): the sentence that decides,
+  and the section's sentence on ties when it is another;
+- ``yesno`` ("does the Leader count as a 10?"): ``Yes:`` or ``No:`` and the sentence that answers;
+  ``No`` when that sentence negates what is asked (:func:`polarity`);
+- anything else: the sentence that answers.
+
+Examples after the rule (", for example green 6, 7 and 8", a colon followed by "a green Battalion
+Order of 2, 6 and 9 ...") are trimmed off: the quote that follows still holds them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+QuestionKind = Literal["difference", "define", "wins", "yesno", "other"]
+
+_ARTICLE = r"(?:(?:a|an|the|one|my|your)\s+)?"
+_THING = r"([a-z0-9][a-z0-9' !-]*?)"
+_END = r"\s*(?:\?|$|,|\.|\bin\b|\bwhen\b|\bexactly\b|\bagain\b)"
+
+_DIFFERENCE = (
+    re.compile(
+        rf"\bdiff(?:erence|erences|s)?\s+(?:between|of)\s+{_ARTICLE}{_THING}\s+(?:and|&|vs\.?|versus)\s+{_ARTICLE}{_THING}{_END}"
+    ),
+    re.compile(rf"\b{_THING}\s+(?:vs\.?|versus)\s+{_ARTICLE}{_THING}{_END}"),
+    re.compile(
+        rf"\bhow (?:is|are|does|do)\s+{_ARTICLE}{_THING}\s+differ(?:ent)?\s+(?:from|to|than)\s+"
+        rf"{_ARTICLE}{_THING}{_END}"
+    ),
+    re.compile(rf"\bcompare\s+{_ARTICLE}{_THING}\s+(?:and|with|to)\s+{_ARTICLE}{_THING}{_END}"),
+)
+"""Questions asking how two things differ; groups 1 and 2 are the things."""
+
+_DEFINE = (
+    re.compile(
+        rf"^(?:so\s+|and\s+|ok\s+|okay\s+)?what(?:'s| is|s)\s+(?!in\b|on\b|at\b|inside\b|with\b)"
+        rf"{_ARTICLE}{_THING}{_END}"
+    ),
+    re.compile(rf"\bwhat (?:does|do)\s+{_ARTICLE}{_THING}\s+mean\b"),
+    re.compile(rf"\b(?:define|definition of|meaning of)\s+{_ARTICLE}{_THING}{_END}"),
+)
+"""Questions asking what one thing is; group 1 is the thing."""
+
+_WINS = re.compile(
+    r"\bwho(?:'s| is)?\s+(?:wins?|won|gets?|takes?|claims?|keeps?|is the winner)\b"
+    r"|\bwhich\s+(?:\w+\s+)?(?:wins?|is stronger|is better|beats|takes|gets)\b"
+    r"|\bwinner\b|\bties?\b|\btied\b|\btiebreak|\b(?:are|is|roll|rolls) (?:equal|the same)\b"
+)
+"""Questions asking who wins or what decides (a tie included)."""
+
+_TIE = re.compile(r"\b(?:ties?|tied|equal|the same total)\b")
+"""A sentence on what happens when the two sides are level."""
+
+_AUX = frozenset(
+    "do does did can could is are was were may might must will would should shall has have am "
+    "dont doesnt cant cannot isnt arent wont wouldnt shouldnt couldnt mustnt didnt".split()
+)
+_LEAD_IN = frozenset(
+    "so ok okay hey hi hello wait um uh and also but quick question q pls please then yo "
+    "alright right well btw".split()
+)
+_WH = frozenset("what whats who whos whose which when where why how".split())
+
+_NEGATIONS = re.compile(
+    r"\b(?:not|never|no|none|nothing|nobody|neither|nor|cannot|only|without"
+    r"|cant|dont|doesnt|isnt|arent|wont|didnt|couldnt|shouldnt|wouldnt|mustnt|havent|hasnt)\b"
+    r"|n't\b|\bat most\b"
+)
+"""Words that negate or restrict what a sentence says ("cannot", "only one", "at most three")."""
+
+POLARITY_COVERAGE = 0.6
+"""Share of a yes/no question's terms the answering clause must hold for a Yes or No to lead."""
+
+_NEGATED_OPENING = re.compile(
+    r"^(?:\W*(?:so|ok|okay|wait|but|and|then|hey|um)\s+)*"
+    r"(?:\w+n't|cant|dont|doesnt|isnt|arent|wont|didnt|couldnt|shouldnt|wouldnt|mustnt|havent"
+    r"|hasnt|cannot|\w+ (?:i|you|we|he|she|it|they) not)\b"
+)
+"""A question opening with a negated auxiliary ("can't I ...", "don't we ...", "can I not ..."):
+it asks the same as without the negation."""
+
+_EXAMPLE = re.compile(
+    r"(?:,|;|:)?\s*\(?\b(?:for example|for instance|e\.g\.|such as)\b.*$|\s*\(sum \d+\)",
+    re.IGNORECASE,
+)
+"""An example (and what follows it) or a worked sum ("(sum 17)"): illustration, not rule."""
+
+_EXAMPLE_OPENING = re.compile(r"^(?:For example|For instance|E\.g\.),?\s+", re.IGNORECASE)
+
+_COLON_EXAMPLE = re.compile(r":\s+(?:a|an)\s+\w+.*\d.*$")
+"""A colon followed by an instance with numbers ("wins: a green Battalion Order of 2, 6 and 9
+(sum 17) is stronger..."): the rule is before it."""
+
+_DEFINITION = re.compile(
+    r"^(?:An?|The)?\s*(?P<subject>[A-Z0-9][^,:;()]*?)\s*(?:\([^)]*\)\s*)?"
+    r"(?:is|are|means|counts as)\b"
+)
+"""A sentence that says what its subject is: "A Wedge is ...", "Fog (Mano a Mano! in Nine
+Circles) is ...", "The Flags are ..."."""
+
+_KEEP_CAPITAL = re.compile(r"^(?:I\b|[A-Z][a-z]*[A-Z]|[A-Z]{2,})")
+
+_COMMON_FIRST = frozenset(
+    "a an the when if each every both any you your in at on once after before only no this "
+    "that it its they their there these those whoever whichever as to from with for all "
+    "neither either nobody none nothing whenever while until unless he she we his her "
+    "then".split()
+)
+"""First words a joined or prefixed sentence may lower-case (never a name: "Fog", "Leader")."""
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a question asks, as far as its form tells: its kind and the things it names."""
+
+    kind: QuestionKind
+    things: tuple[str, ...] = ()
+
+
+def _plain(question: str) -> str:
+    text = question.lower().replace("\u2019", "'")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.replace("'", ""))
+
+
+def is_yes_no(question: str) -> bool:
+    """Whether ``question`` asks yes or no: it opens with an auxiliary verb ("does", "can",
+    "is"...), after any lead-in ("so", "wait"), or a clause after a comma does ("if he has two
+    cards there, can I claim?"), and it is not a wh-question."""
+    words = _words(_plain(question))
+    while words and words[0] in _LEAD_IN:
+        words = words[1:]
+    if not words or words[0] in _WH or "or" in words:
+        # "is it the back row or one square?" asks which, not whether
+        return False
+    if words[0] in _AUX:
+        return True
+    for clause in re.split(r"[,;:]", _plain(question))[1:]:
+        first = _words(clause)[:1]
+        if first and first[0] in _AUX:
+            return True
+    return False
+
+
+def question_kind(question: str) -> Asked:
+    """What ``question`` asks for (see the module docstring), with the things it names."""
+    text = _plain(question)
+    for pattern in _DIFFERENCE:
+        m = pattern.search(text)
+        if m:
+            return Asked("difference", (m.group(1).strip(), m.group(2).strip()))
+    yes_no = is_yes_no(question)
+    if not yes_no:
+        for pattern in _DEFINE:
+            m = pattern.search(text)
+            if m and len(_words(m.group(1))) <= 4:
+                return Asked("define", (m.group(1).strip(),))
+    if _WINS.search(text) and not yes_no:
+        return Asked("wins")
+    if yes_no:
+        return Asked("yesno")
+    return Asked("other")
+
+
+def trim(sentence: str) -> str:
+    """``sentence`` without its examples (see :data:`_EXAMPLE`), ending with a full stop; a
+    sentence that is an example ("For example, a Wedge ... beats a Phalanx of three 10s.") loses
+    only its opening words."""
+    opening = _EXAMPLE_OPENING.match(sentence)
+    if opening:
+        rest = sentence[opening.end() :]
+        return rest[:1].upper() + rest[1:]
+    text = _COLON_EXAMPLE.sub("", sentence)
+    text = _EXAMPLE.sub("", text).strip()
+    text = text.rstrip(" ,;:")
+    if not text:
+        text = sentence.strip()
+    return text if text.endswith((".", "!", "?")) else f"{text}."
+
+
+def decapitalise(sentence: str) -> str:
+    """``sentence`` with its first letter in lower case when its first word is a common word
+    (never a name such as "Fog" or "Leader"), to follow a colon or a semicolon."""
+    first = sentence.split(" ", 1)[0]
+    if first.lower() in _COMMON_FIRST and not _KEEP_CAPITAL.match(first):
+        return sentence[:1].lower() + sentence[1:]
+    return sentence
+
+
+def join(first: str, second: str) -> str:
+    """Two sentences as one: ``first; second`` (full stops handled)."""
+    return f"{first.rstrip('.!?')}; {decapitalise(second)}"
+
+
+_ASIDE = re.compile(
+    r"\b(?:that|which|who)\s+(?:\w+\s+){0,2}?(?:not|never|\w+n't|cannot)\b"
+    r"|,?\s*\b(?:since|because|as long as|unless)\b.*$"
+)
+"""What a negation in a sentence may sit in without negating what the sentence says: a
+relative clause ("Tactics cards that have not been played yet cannot stop a claim": the
+cards are the unplayed ones) or a reason after it ("... since nothing in the rules forbids
+it")."""
+
+
+def negations(text: str) -> int:
+    """How many negating or restricting words ``text`` holds (:data:`_NEGATIONS`), those in a
+    relative clause or a reason (:data:`_ASIDE`) aside."""
+    plain_text = _ASIDE.sub(" ", text.lower().replace("\u2019", "'"))
+    return len(_NEGATIONS.findall(plain_text))
+
+
+def polarity(
+    question: str,
+    sentence: str,
+    terms: Callable[[str], Sequence[str]],
+    weight: Callable[[str], float] = lambda term: 1.0,
+    names: frozenset[str] = frozenset(),
+) -> Literal["Yes", "No"] | None:
+    """``No`` when ``sentence`` negates what ``question`` asks, ``Yes`` when it says it, None
+    when no clause of it holds at least :data:`POLARITY_COVERAGE` of the question's terms,
+    each counted by its ``weight`` (the guide's idf: a card the question names weighs more than
+    "play"), or a term of ``names`` (the cards' names) the question uses is not in it. Then
+    the sentence may answer, but not in so many words, and no Yes or No is put in its mouth:
+    "can Traitor steal his Companion Cavalry?" is not answered Yes by "Traitor ... steals a
+    troop".
+
+    Only the clause of ``sentence`` (cut at semicolons and colons) that shares the most of the
+    question's ``terms`` counts: "Values never wrap around: 9, 10 and 1 are not consecutive"
+    answers "do values wrap around?" with its first clause. Its negations count against those in
+    the question's body ("tactics that haven't been played" and "Tactics cards that have not
+    been played yet cannot" leave one); a negation that opens the question ("can't I ...?",
+    "isn't it ...?") asks the same as without it, and is not counted.
+    """
+    text = _plain(question)
+    wanted = set(terms(question))
+    clauses = [c for c in re.split(r";|:\s", sentence) if c.strip()] or [sentence]
+
+    def held(clause: str) -> float:
+        return sum(weight(t) for t in wanted & set(terms(clause)))
+
+    clause = max(clauses, key=held)
+    if held(clause) < POLARITY_COVERAGE * sum(weight(t) for t in wanted):
+        return None
+    if (wanted & names) - set(terms(clause)):
+        return None
+    asked = negations(text) - (1 if _NEGATED_OPENING.match(text) else 0)
+    said = negations(clause)
+    # A negation of the question's own cancels one of the sentence's; never the other way: the
+    # sentence must negate for the answer to be No ("is it 2 player only?" is not answered No
+    # by "a game for two players").
+    left = said - min(asked, said)
+    return "No" if left % 2 == 1 else "Yes"
+
+
+def definition(
+    thing: str, candidates: Sequence[str], terms: Callable[[str], Sequence[str]]
+) -> str | None:
+    """The first of ``candidates`` that defines ``thing`` (:data:`_DEFINITION`), compared by
+    ``terms`` (the analyser's: stems, synonyms folded): the subject's terms hold every term of
+    ``thing`` and at most one more ("The two Leaders are ..." defines "leaders")."""
+    wanted = set(terms(thing))
+    if not wanted:
+        return None
+    subjects = []
+    for sentence in candidates:
+        m = _DEFINITION.match(sentence)
+        if m is not None:
+            subjects.append((set(terms(m.group("subject"))), sentence))
+    # The thing itself first ("A Leader is ..."), then a subject holding one word more ("The
+    # two Leaders are ...").
+    for extra in (0, 1):
+        for subject, sentence in subjects:
+            if wanted <= subject and len(subject - wanted) == extra:
+                return sentence
+    return None
+
+
+@dataclass(frozen=True)
+class Lead:
+    """A direct answer and the sentences of the section it was built from, in the order used."""
+
+    text: str
+    sources: tuple[str, ...]
+
+
+def direct_answer(
+    question: str,
+    ranked: Sequence[str],
+    section_sentences: Sequence[str],
+    terms: Callable[[str], Sequence[str]],
+    polarity_hint: Literal["Yes", "No"] | None = None,
+    weight: Callable[[str], float] = lambda term: 1.0,
+    names: frozenset[str] = frozenset(),
+) -> Lead:
+    """The one-sentence direct answer to ``question`` from one section, and its sources.
+
+    ``ranked`` holds the section's sentences that may answer, best first (the guide's choice:
+    the chosen fact's sentence, then by similarity to the question); ``section_sentences`` are
+    all of the section's sentences in order, where definitions and the rule on ties are looked
+    for; ``terms`` analyses text into the guide's terms, ``weight`` weighs them and ``names``
+    are the terms of the cards' names (:func:`polarity`). ``polarity_hint`` is the project's
+    own reading of a yes/no fact (its written answer opens with Yes or No): it leads when
+    :func:`polarity` cannot tell, and when the two disagree neither does.
+    """
+    asked = question_kind(question)
+    best = ranked[0]
+    if asked.kind == "difference":
+        found = [definition(t, section_sentences, terms) for t in asked.things]
+        defined = [s for s in dict.fromkeys(found) if s is not None]
+        if len(defined) == 2:
+            return Lead(join(trim(defined[0]), trim(defined[1])), tuple(defined))
+        if defined:
+            return Lead(trim(defined[0]), (defined[0],))
+    if asked.kind == "define":
+        found_one = definition(asked.things[0], section_sentences, terms)
+        if found_one is not None:
+            return Lead(trim(found_one), (found_one,))
+    lead = trim(best)
+    if asked.kind == "wins":
+        tie = next((s for s in section_sentences if _TIE.search(s)), None)
+        if tie is not None and tie != best and not _TIE.search(best):
+            return Lead(join(lead, trim(tie)), (best, tie))
+        return Lead(lead, (best,))
+    if asked.kind == "yesno":
+        word = polarity(question, best, terms, weight, names)
+        if word is None:
+            word = polarity_hint
+        elif polarity_hint is not None and polarity_hint != word:
+            # The fact's written answer reads its main question, which this way of asking
+            # may not be ("can a reloading archer move?" is Yes, its fact's answer No): two
+            # readings that disagree put no Yes or No in the rules' mouth.
+            word = None
+        if word:
+            return Lead(f"{word}: {decapitalise(lead)}", (best,))
+    return Lead(lead, (best,))
