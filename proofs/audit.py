@@ -269,10 +269,12 @@ def _public_key(pubkey: PublicKeyInput) -> Ed25519PublicKey | None:
 
 
 def _sorted(problems: Iterable[Problem]) -> list[Problem]:
-    """One problem per record and kind (the first found), by record then kind."""
-    unique: dict[tuple[int, str], Problem] = {}
+    """One problem per record and kind (the first found), by record then kind; problems
+    of no record (record -1: a game record missing a claim, two records of one game) are
+    each kept, in the order found, since each names another game or claim."""
+    unique: dict[tuple[int, str, str], Problem] = {}
     for p in problems:
-        unique.setdefault((p.record, p.kind), p)
+        unique.setdefault((p.record, p.kind, p.detail if p.record < 0 else ""), p)
     order: dict[str, int] = {kind: i for i, kind in enumerate(PROBLEM_KINDS)}
     return sorted(unique.values(), key=lambda p: (p.record, order.get(p.kind, len(order))))
 

@@ -91,10 +91,11 @@ def test_one_game_in_two_records_is_a_problem(tmp_path: Path) -> None:
     code, report = _audit(log, str(a), str(again))
     assert code == 1
     dups = [p["detail"] for p in report["problems"] if p["kind"] == "duplicate-game"]
-    # the report keeps one problem per record and kind: these are all record -1
-    assert len(dups) == 1
+    # problems of no log record (record -1) are each reported, not only a kind's first
+    assert len(dups) == 2
     assert dups[0].startswith(f"game 5-0 is in {a / 'game-5-0000.blg'} and in ")
     assert str(again / "game-5-0000.blg") in dups[0]
+    assert dups[1].startswith(f"game 5-1 is in {a / 'game-5-0001.blg'} and in ")
     found = check_games([], [a, again])  # every one of them, from the check itself
     assert sorted(p.detail.split(" is in ")[0] for p in found if p.kind == "duplicate-game") == [
         "game 5-0",

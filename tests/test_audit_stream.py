@@ -97,9 +97,9 @@ def _ref_audit(
 
 
 def _ref_sorted(problems: Iterable[Problem]) -> list[Problem]:
-    unique: dict[tuple[int, str], Problem] = {}
+    unique: dict[tuple[int, str, str], Problem] = {}
     for p in problems:
-        unique.setdefault((p.record, p.kind), p)
+        unique.setdefault((p.record, p.kind, p.detail if p.record < 0 else ""), p)
     order: dict[str, int] = {kind: i for i, kind in enumerate(PROBLEM_KINDS)}
     return sorted(unique.values(), key=lambda p: (p.record, order.get(p.kind, len(order))))
 
