@@ -1004,3 +1004,98 @@ def _print_bench_tables(r: dict[str, Any]) -> None:
     t = r["target"]
     note = "" if s["tables"] == t["tables"] else f" (the target is for {t['tables']} tables)"
     click.echo(f"  target p99 <= {t['p99_ms']:g} ms: {'met' if t['met'] else 'missed'}{note}")
+
+
+@bench.command("rl")
+@click.option(
+    "--game",
+    "game_names",
+    multiple=True,
+    help="An environment to measure (battleline, nine_circles, battleplan, lines_of_battle, "
+    "force_duel; repeat it; default: all).",
+)
+@click.option(
+    "--seconds",
+    default=3.0,
+    show_default=True,
+    type=click.FloatRange(min=0.001),
+    help="CPU seconds of random play per game, for the engine and again for PettingZoo.",
+)
+@click.option(
+    "--games",
+    default=3,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="Random OpenSpiel games per game whose states time the per-call figures.",
+)
+@click.option(
+    "--states",
+    "max_states",
+    default=2000,
+    show_default=True,
+    type=click.IntRange(min=1),
+    help="At most this many states per game for the per-call figures.",
+)
+@click.option("--seed", default=1, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def bench_rl(
+    game_names: tuple[str, ...],
+    seconds: float,
+    games: int,
+    max_states: int,
+    seed: int,
+    as_json: bool,
+) -> None:
+    """The games for reinforcement learning (battlejudge.bench.rl), per game: the engine's
+    own random playouts (the baseline: legal actions, apply, chance; no tensors), the
+    PettingZoo environment played by random masked agents (observation, mask, step), both
+    in decisions per CPU second, and their ratio; OpenSpiel's observation_tensor,
+    information_state_tensor and legal_actions in microseconds per call (median over the
+    decision states of random games). Targets (issue 37): PettingZoo Battle Line >= 5,000
+    steps/s on a quiet core, information_state_tensor <= 100 us; a miss is printed, not
+    an error exit."""
+    try:
+        from battlejudge.apps.rl.pettingzoo_envs import ENV_GAMES
+        from battlejudge.bench.rl import run_rl
+    except ImportError as e:
+        fail(f"bench rl needs the rl extra (pip install 'battlejudge[rl]'): {e}")
+    for name in game_names:
+        if name not in ENV_GAMES:
+            fail(f"--game {name!r} is not an environment (games: {', '.join(ENV_GAMES)})")
+    chosen = list(dict.fromkeys(game_names)) or list(ENV_GAMES)
+
+    def progress(game: str) -> None:
+        if not as_json:
+            click.echo(f"  ... {game}", err=True)
+
+    r = run_rl(chosen, seconds, games, seed, max_states, progress)
+    if as_json:
+        emit_json(r)
+        return
+    s = r["settings"]
+    click.echo(
+        f"bench rl: {s['seconds']:g} CPU s of random play per game and figure, "
+        f"{s['openspiel_games']} OpenSpiel games for the per-call figures, seed {s['seed']}; "
+        f"{r['cores']} cores, load average {r['load_average_before'][0]:.2f} before, "
+        f"{r['load_average_after'][0]:.2f} after"
+    )
+    click.echo(
+        f"  {'game':<16}{'engine st/s':>12}{'PettingZoo st/s':>16}{'ratio':>7}"
+        f"{'obs us':>9}{'infostate us':>13}{'legal us':>10}{'states':>8}"
+    )
+    for row in r["rows"]:
+        click.echo(
+            f"  {row['game']:<16}{row['engine_steps_per_s']:>12,.0f}"
+            f"{row['pettingzoo_steps_per_s']:>16,.0f}{row['ratio']:>6.2f}x"
+            f"{row['observation_tensor_us']:>9.1f}{row['information_state_tensor_us']:>13.1f}"
+            f"{row['legal_actions_us']:>10.1f}{row['states']:>8}"
+        )
+    click.echo(
+        "  (st/s: decisions per CPU second, each with the chance after it; ratio: PettingZoo "
+        "over the engine's own playouts, same run)"
+    )
+    for name, t in r["targets"].items():
+        bound = f">= {t['at_least']:,.0f}" if "at_least" in t else f"<= {t['at_most']:g}"
+        verdict = "not measured" if t["met"] is None else ("met" if t["met"] else "MISSED")
+        measured = "" if t["measured"] is None else f" (measured {t['measured']:,.1f})"
+        click.echo(f"  target {name} {bound} ({t['game']}): {verdict}{measured}")
