@@ -183,6 +183,16 @@ def test_shapes_are_the_pieces(registry: str) -> None:
         assert tensor.shape == (sum(int(np.prod(shape)) for _, shape in pieces),)
 
 
+def test_apply_chance_id_refuses_an_impossible_outcome() -> None:
+    table = _table("battleline")
+    dealt = table.chance_outcomes()[0][0]
+    table.apply_chance_id(dealt)
+    with pytest.raises(ValueError, match=f"chance outcome {dealt} is not possible"):
+        table.apply_chance_id(dealt)  # that card is in a hand now
+    with pytest.raises(ValueError, match="action id 13944 is not legal"):
+        table.apply_id(13944)
+
+
 def test_apply_id_refuses_an_illegal_id_naming_it() -> None:
     table = _table("battleline")
     rng = random.Random(0)
@@ -261,13 +271,27 @@ def _information_states(registry: str, budget: int) -> Iterator[tuple[str, bytes
         seed += 1
         for table in _decisions(registry, seed, every=3):
             family = [table, table.resample(table.state.current_player(), rng)]
-            # siblings: the same short future from the same state, chance drawn anew
+            # cousins: other short random futures from the same state (transpositions)
             for _ in range(2):
                 sib = table.clone()
                 for _ in range(rng.randrange(1, 6)):
                     if sib.state.is_terminal():
                         break
                     sib.apply(_step(sib, rng))
+                family.append(sib)
+            # siblings: the same short future from the same state (the same choices by
+            # position among the legal actions), chance drawn anew for each
+            choices, steps = rng.random(), rng.randrange(1, 8)
+            for _ in range(3):
+                sib, chance = table.clone(), random.Random(rng.random())
+                for _ in range(steps):
+                    if sib.state.is_terminal():
+                        break
+                    if sib.state.current_player() == CHANCE:
+                        sib.apply(sample_chance(sib.state, chance))
+                    else:
+                        ids = sib.legal_ids()
+                        sib.apply_id(ids[int(choices * len(ids))])
                 family.append(sib)
             for member in family:
                 for p in range(len(member.told)):

@@ -136,7 +136,7 @@ class BattlejudgeState(pyspiel.State):  # type: ignore[misc]
 
     def _apply_action(self, action: int) -> None:
         if self.table.state.current_player() == CHANCE:
-            self.table.apply(self.codec.decode(action, True))
+            self.table.apply_chance_id(action)
         else:
             self.table.apply_id(action)
 

@@ -289,6 +289,20 @@ class Table:
             return sorted((encode(a, True), p) for a in uniform)
         return sorted((encode(a, True), float(p)) for a, p in state.chance_outcomes())
 
+    def apply_chance_id(self, code: int) -> None:
+        """Apply the chance outcome of dense id ``code``; :class:`ValueError` naming the
+        id when it is not an outcome now. Checked against the engine's outcomes (its
+        uniform list when it has one: no fractions built)."""
+        state = self.state
+        if state.current_player() != CHANCE:
+            raise ValueError(f"chance outcome {code} given where a player decides")
+        action = self.codec.decode(code, True)
+        uniform = state.uniform_chance()
+        outcomes = uniform if uniform is not None else [a for a, _ in state.chance_outcomes()]
+        if action not in outcomes:
+            raise ValueError(f"chance outcome {code} is not possible now")
+        self._apply(action, False)
+
     def apply_id(self, code: int) -> None:
         """Apply the current player's action of dense id ``code``; :class:`ValueError`
         naming the id when it is not a legal action now."""
