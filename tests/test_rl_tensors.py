@@ -348,3 +348,25 @@ def test_scout_returns_stay_hidden_in_the_tensor() -> None:
         if found >= 3:
             break
     assert found >= 1
+
+
+@pytest.mark.parametrize("registry", HIDDEN)
+def test_masked_lines_have_distinct_codes(registry: str) -> None:
+    """The masked lines random games tell (``return troop``, ``p1 draws a strategy
+    card``, a player's own draws) get one code each: no two share a CRC."""
+    codes: dict[int, str] = {}
+    rng = random.Random(2)
+    for _ in range(4):
+        table = _table(registry)
+        while not table.state.is_terminal():
+            state = table.state
+            action = _step(table, rng)
+            full = state.action_to_string(action)
+            chance = state.current_player() == CHANCE
+            for p in range(len(table.told)):
+                line = state.public_action_string(action, p)
+                if line is not None and line != full:
+                    code = line_code(line, full, 0, chance, table.codec)
+                    assert codes.setdefault(code, line) == line
+            table.apply(action)
+    assert codes
