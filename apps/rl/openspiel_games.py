@@ -10,10 +10,12 @@ returns and what each player may see; actions are numbered by :mod:`.encoding`.
 Game types: sequential, explicit chance, zero-sum (every game scores 1/-1 or 0/0),
 terminal rewards; imperfect information except Lines of Battle (everything public).
 Information states are the engine's view plus every action as the player was told it
-(perfect recall); observations are the engine's view now, with a tensor
-(:mod:`.observations`). The states of the games with hidden information can be
-resampled from an information state (``resample_from_infostate``), which OpenSpiel's
-information-set MCTS needs.
+(perfect recall), as a string and a tensor (:mod:`.infostate`); observations are the
+engine's view now, with a tensor (:mod:`.observations`). Parameters are the registry's
+options with the engine's defaults. States serialize through OpenSpiel (the table
+pickles as the engine's ``serialize()`` text). The states of the games with hidden
+information can be resampled from an information state (``resample_from_infostate``),
+which OpenSpiel's information-set MCTS needs.
 
 This module imports ``pyspiel`` (the ``rl`` extra).
 """
