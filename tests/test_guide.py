@@ -9,6 +9,7 @@ questions). The accuracy tests hold each part above a floor a little under its m
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -751,6 +752,73 @@ def test_importing_the_guide_loads_nothing_heavy() -> None:
     assert done.stdout.strip() == "[]"
 
 
+def test_the_keyword_path_imports_no_numpy() -> None:
+    """Issue 37, part 8: without the sentence vectors the guide reads its shipped index and
+    ranks with plain Python; numpy (only the embedding model's side needs it) is never imported,
+    and with numpy made unimportable the guide answers exactly as with it."""
+    ask = (
+        "from battlejudge.apps.guide import GAMES, Guide\n"
+        "from battlejudge.cli.main import cli\n"
+        "for game in GAMES:\n"
+        "    guide = Guide.for_game(game)\n"
+        "    assert guide.embedder is None and guide.retriever.from_index, game\n"
+        "    for q in ('who goes first?', 'can i atack diagonaly?', 'what does the box cost?'):\n"
+        "        a = guide.ask(q)\n"
+        "        print(a.section, a.direct, round(a.score, 9))\n"
+        "assert 'numpy' not in sys.modules and 'bm25s' not in sys.modules\n"
+        "cli(['guide', 'battleline', 'ask', 'does the Leader count as a 10?'])\n"
+    )
+    block = (
+        "class NoNumpy:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'numpy': raise ImportError('numpy blocked')\n"
+        "sys.meta_path.insert(0, NoNumpy())\n"
+    )
+    env = {**os.environ, "BATTLEJUDGE_GUIDE_EMBEDDINGS": "0"}
+    outputs = []
+    for code in ("import sys\n" + ask, "import sys\n" + block + ask):
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1]
+    lines = outputs[0].splitlines()
+    assert len(lines) == 3 * len(GAMES) + 1 and lines[0].startswith("Turn The player who")
+    assert "According to the 'Leader' section" in lines[-1]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_index_reads_alike_without_numpy(game: str) -> None:
+    """The index file's arrays read without numpy are numpy's own, value for value."""
+    import numpy as np
+
+    from battlejudge.apps.guide.index import file_name, read
+
+    stored = read(game)
+    with np.load(ROOT / "apps" / "guide" / "data" / file_name(game)) as expected:
+        assert set(stored) == set(expected.files)
+        for key in expected.files:
+            assert stored[key].tolist() == expected[key].ravel().tolist(), key
+            assert np.array_equal(stored[key].numpy(), expected[key]), key
+
+
+def test_an_unreadable_index_is_rebuilt(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from battlejudge.apps.guide import index
+
+    bad = tmp_path / "battleline.index.npz"
+    bad.write_bytes(b"PK not a zip")
+    with pytest.raises(ValueError, match=r"not a \.npy"):
+        index.parse_npy(b"\x00" * 20, "x.npy")
+    monkeypatch.setattr(index, "file_name", lambda _game: str(bad))  # an absolute path
+    assert index.read("battleline") == {}
+    retriever = Guide(load("battleline"), embedder=None).retriever
+    assert not retriever.from_index  # built here with bm25s instead
+    assert retriever.rank("who goes first?").ranking[0].section == (
+        load("battleline").sections.index(load("battleline").section("Turn"))
+    )
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_shipped_index_is_up_to_date(game: str) -> None:
     """Every part of data/<game>.index.npz matches what the data and model build: otherwise
@@ -798,8 +866,9 @@ def test_index_ranks_like_a_fresh_build(game: str) -> None:
             assert a.confidence == pytest.approx(b.confidence, abs=1e-5)
     stale = dict(read(game))
     for key in ("lexical_fingerprint", "vector_fingerprint"):
-        stale[key] = np.array([f"{stale[key][0]}-old"])
-    stale["passages_data"] = np.zeros_like(stale["passages_data"])  # would rank nothing if trusted
+        stale[key] = np.array([f"{stale[key].tolist()[0]}-old"])
+    # would rank nothing if trusted
+    stale["passages_data"] = np.zeros_like(stale["passages_data"].numpy())
     rebuilt = Retriever(reference, shipped.analyzer, shipped.embedder, stored=stale)
     assert not rebuilt.from_index
     question = "how many cards can i hold"

@@ -29,7 +29,7 @@ import logging
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -160,42 +160,41 @@ class Result:
     (empty without the embedding model)."""
 
 
-def _max_by(
-    values: NDArray[np.floating], owner: NDArray[np.int64], size: int, floor: float
-) -> NDArray[np.float64]:
+def _max_by(values: Sequence[float], owner: Sequence[int], size: int, floor: float) -> list[float]:
     """``out[k]`` = the largest ``values[i]`` with ``owner[i] == k`` (``floor`` if none)."""
-    import numpy as np
-
-    out = np.full(size, floor, dtype=np.float64)
-    if len(values):
-        np.maximum.at(out, owner, values.astype(np.float64))
+    out = [floor] * size
+    for v, k in zip(values, owner, strict=True):
+        if v > out[k]:
+            out[k] = float(v)
     return out
 
 
-def _argmax_by(
-    values: NDArray[np.floating], owner: NDArray[np.int64], size: int
-) -> NDArray[np.int64]:
+def _argmax_by(values: Sequence[float], owner: Sequence[int], size: int) -> list[int]:
     """``out[k]`` = the index ``i`` of the largest ``values[i]`` with ``owner[i] == k`` (-1)."""
-    import numpy as np
-
-    out = np.full(size, -1, dtype=np.int64)
-    best = np.full(size, -np.inf)
-    for i, (v, k) in enumerate(zip(values.tolist(), owner.tolist(), strict=True)):
+    out = [-1] * size
+    best = [-math.inf] * size
+    for i, (v, k) in enumerate(zip(values, owner, strict=True)):
         if v > best[k]:
             best[k], out[k] = v, i
     return out
 
 
-def _text(stored: Mapping[str, NDArray[Any]], key: str) -> str:
+def _text(stored: Mapping[str, Any], key: str) -> str:
     """The one string stored under ``key`` (empty when absent)."""
     value = stored.get(key)
     return str(value.tolist()[0]) if value is not None and value.size == 1 else ""
 
 
-def _part(stored: Mapping[str, NDArray[Any]], name: str) -> dict[str, NDArray[Any]]:
+def _part(stored: Mapping[str, Any], name: str) -> dict[str, Any]:
     """The arrays of one stored BM25 index (``passages_data`` -> ``data``...)."""
     prefix = f"{name}_"
     return {k[len(prefix) :]: v for k, v in stored.items() if k.startswith(prefix)}
+
+
+def _numpy(value: Any) -> NDArray[Any]:
+    """A stored array as numpy: the index file's :class:`~.index.Stored` converted, a numpy
+    array (a test's, or just built) as it is."""
+    return value.numpy() if isinstance(value, index.Stored) else value
 
 
 def _half(vectors: NDArray[np.float32]) -> NDArray[np.float32]:
@@ -206,10 +205,10 @@ def _half(vectors: NDArray[np.float32]) -> NDArray[np.float32]:
     return result
 
 
-def _unit(values: NDArray[np.float64]) -> NDArray[np.float64]:
+def _unit(values: list[float]) -> list[float]:
     """Scores divided by the largest (all zero stays all zero)."""
-    top = float(values.max()) if len(values) else 0.0
-    return values / top if top > 0.0 else values
+    top = max(values) if values else 0.0
+    return [v / top for v in values] if top > 0.0 else values
 
 
 def logistic(x: float) -> float:
@@ -324,7 +323,7 @@ class Retriever:
         reference: Reference,
         analyzer: Analyzer,
         embedder: Embedder | None,
-        stored: Mapping[str, NDArray[Any]] | None = None,
+        stored: Mapping[str, Any] | None = None,
     ) -> None:
         """Index ``reference``; ``stored`` is a precomputed index (:mod:`.index`; None: the one
         shipped for the game, ``{}``: none), each part of which is used only when its
@@ -342,12 +341,10 @@ class Retriever:
         self.from_index = lexical_ok and vectors_ok
         """Whether every part came from the precomputed index (the shipped one is up to date)."""
 
-    def _index_terms(self, stored: Mapping[str, NDArray[Any]]) -> bool:
+    def _index_terms(self, stored: Mapping[str, Any]) -> bool:
         """The keyword side: each passage's and way of asking's terms, both BM25 indexes
         (from ``stored`` when its fingerprint matches: then True), and the sections' kinds
         (rulings, open questions, cards, acting cards)."""
-        import numpy as np
-
         reference, analyzer = self.reference, self.analyzer
         sections = reference.sections
         faqs = reference.faqs
@@ -356,9 +353,9 @@ class Retriever:
         self.passages: tuple[tuple[int, str], ...] = tuple(
             (i, p) for i, s in enumerate(sections) for p in s.passages
         )
-        self._passage_section = np.array([i for i, _ in self.passages], dtype=np.int64)
+        self._passage_section = [i for i, _ in self.passages]
         passage_terms = [self._passage_terms(sections[i], p) for i, p in self.passages]
-        self._faq_section = np.array([position[f.section] for f in faqs], dtype=np.int64)
+        self._faq_section = [position[f.section] for f in faqs]
         # Ways of asking are read as questions are (shorthand written out, the game's title left
         # out: "who deals in nine circles" must not make "circle" a keyword of the dealer), so
         # both match alike.
@@ -382,10 +379,8 @@ class Retriever:
             passage_terms, stored=_part(stored, "passages") if lexical_ok else None
         )
         self.faq_lexical = Lexical(faq_terms, stored=_part(stored, "faqs") if lexical_ok else None)
-        self._question_faq = np.array(
-            [k for k, f in enumerate(faqs) for _ in f.questions], dtype=np.int64
-        )
-        self._ruling = np.array([s.kind == "ruling" for s in sections], dtype=np.float64)
+        self._question_faq = [k for k, f in enumerate(faqs) for _ in f.questions]
+        self._ruling = [1.0 if s.kind == "ruling" else 0.0 for s in sections]
         self._open = frozenset(
             i for i, s in enumerate(sections) if s.name in reference.open_sections
         )
@@ -456,16 +451,16 @@ class Retriever:
             else None
         )
 
-    def _index_vectors(self, stored: Mapping[str, NDArray[Any]]) -> bool:
+    def _index_vectors(self, stored: Mapping[str, Any]) -> bool:
         """With the embedding model, the vectors of the passages, the ways of asking and the
         off-topic questions (from ``stored`` when its fingerprint matches); whether none had
         to be computed here (True without the model)."""
-        import numpy as np
-
         self.vector_fingerprint = ""
         embedder = self.embedder
         if embedder is None:
             return True
+        import numpy as np
+
         reference, sections, faqs = self.reference, self.reference.sections, self.reference.faqs
         passage_texts = [f"{sections[i].name}: {p}" for i, p in self.passages]
         question_texts = [self.canonical(expand_shorthand(q)) for f in faqs for q in f.questions]
@@ -474,9 +469,9 @@ class Retriever:
             embedder.identity, passage_texts, question_texts, off_topic_texts
         )
         if _text(stored, "vector_fingerprint") == self.vector_fingerprint:
-            self.passage_vectors = stored["passage_vectors"].astype(np.float32)
-            self.question_vectors = stored["question_vectors"].astype(np.float32)
-            self.off_topic_vectors = stored["off_topic_vectors"].astype(np.float32)
+            self.passage_vectors = _numpy(stored["passage_vectors"]).astype(np.float32)
+            self.question_vectors = _numpy(stored["question_vectors"]).astype(np.float32)
+            self.off_topic_vectors = _numpy(stored["off_topic_vectors"]).astype(np.float32)
             return True
         if stored:
             logger.info("guide index of %s is stale: embedding its texts", reference.game)
@@ -610,76 +605,81 @@ class Retriever:
         Chat shorthand is written out and misspelt words are corrected first
         (:func:`~battlejudge.apps.guide.text.expand_shorthand`, :meth:`respell`).
         """
-        import numpy as np
-
         question = self.respell(expand_shorthand(question))
         n, faqs = self._n, len(self.reference.faqs)
         terms = self.analyzer.terms(question, True)
+        # Plain Python on the keyword side (numpy only for the sentence vectors), each step the
+        # same float64 arithmetic, in the same order, as it was on numpy arrays.
         p_bm25 = self.passage_lexical.scores(terms)
         f_bm25 = self.faq_lexical.scores(terms)
-        coverage = np.zeros(n, dtype=np.float64)
-        for j in np.flatnonzero(p_bm25 > 0):
-            s = self._passage_section[j]
-            coverage[s] = max(coverage[s], self.passage_lexical.coverage(terms, int(j)))
-        for k in np.flatnonzero(f_bm25 > 0):
-            s = self._faq_section[k]
-            coverage[s] = max(coverage[s], self.faq_lexical.coverage(terms, int(k)))
-        fused = (
-            WEIGHTS["passages_bm25"] * _unit(_max_by(p_bm25, self._passage_section, n, 0.0))
-            + WEIGHTS["faq_bm25"] * _unit(_max_by(f_bm25, self._faq_section, n, 0.0))
-            + WEIGHTS["coverage"] * coverage
-            - RULING_PENALTY * self._ruling
-        )
+        coverage = [0.0] * n
+        for j, score in enumerate(p_bm25):
+            if score > 0:
+                s = self._passage_section[j]
+                coverage[s] = max(coverage[s], self.passage_lexical.coverage(terms, j))
+        for k, score in enumerate(f_bm25):
+            if score > 0:
+                s = self._faq_section[k]
+                coverage[s] = max(coverage[s], self.faq_lexical.coverage(terms, k))
+        p_best = _unit(_max_by(p_bm25, self._passage_section, n, 0.0))
+        f_best = _unit(_max_by(f_bm25, self._faq_section, n, 0.0))
+        fused = [
+            WEIGHTS["passages_bm25"] * p_best[i]
+            + WEIGHTS["faq_bm25"] * f_best[i]
+            + WEIGHTS["coverage"] * coverage[i]
+            - RULING_PENALTY * self._ruling[i]
+            for i in range(n)
+        ]
         faq_of = _argmax_by(f_bm25, self._faq_section, n)
-        faq_cos = np.zeros(n, dtype=np.float64)
+        faq_cos = [0.0] * n
         similarity: tuple[float, ...] = ()
         off_topic_cos = -1.0
         if self.embedder is not None and self.passage_vectors is not None:
             vector = self.embedder.embed([self.canonical(question)])[0]
             if self.off_topic_vectors is not None and len(self.off_topic_vectors):
                 off_topic_cos = float((self.off_topic_vectors @ vector).max())
-            p_cos = _max_by(self.passage_vectors @ vector, self._passage_section, n, -1.0)
-            fused += WEIGHTS["passages_cos"] * p_cos
+            p_cos = _max_by(
+                (self.passage_vectors @ vector).tolist(), self._passage_section, n, -1.0
+            )
+            fused = [f + WEIGHTS["passages_cos"] * c for f, c in zip(fused, p_cos, strict=True)]
             if self.question_vectors is not None and faqs:
-                per_faq = _max_by(self.question_vectors @ vector, self._question_faq, faqs, -1.0)
+                per_faq = _max_by(
+                    (self.question_vectors @ vector).tolist(), self._question_faq, faqs, -1.0
+                )
                 faq_of = _argmax_by(per_faq, self._faq_section, n)
-                faq_cos = np.where(faq_of >= 0, per_faq[faq_of], 0.0)
-                similarity = tuple(per_faq.tolist())
-                fused += WEIGHTS["faq_cos"] * faq_cos
+                faq_cos = [per_faq[k] if k >= 0 else 0.0 for k in faq_of]
+                similarity = tuple(per_faq)
+                fused = [f + WEIGHTS["faq_cos"] * c for f, c in zip(fused, faq_cos, strict=True)]
         # The confidence's lead is measured without the near-question bonus: it was fitted on
         # these scores, and a winner the bonus lifted over the runner-up did not win clearly.
-        calibrated = fused.copy()
-        fused += NEAR_WEIGHT * np.maximum(faq_cos - NEAR_FROM, 0.0)
+        calibrated = list(fused)
+        fused = [
+            f + NEAR_WEIGHT * max(c - NEAR_FROM, 0.0) for f, c in zip(fused, faq_cos, strict=True)
+        ]
         self._below_acting(fused, terms)
         self._below_acting(calibrated, terms)
-        order = np.argsort(-fused, kind="stable")
+        order = sorted(range(n), key=lambda i: -fused[i])  # stable: ties keep section order
         ranking = tuple(
-            Ranked(
-                int(i),
-                float(fused[i]),
-                int(faq_of[i]) if faq_of[i] >= 0 else None,
-                float(faq_cos[i]),
-            )
-            for i in order
+            Ranked(i, fused[i], faq_of[i] if faq_of[i] >= 0 else None, faq_cos[i]) for i in order
         )
         top = ranking[0]
-        others = np.delete(calibrated, top.section)
-        margin = float(calibrated[top.section] - others.max()) if len(others) else top.score
+        others = [c for i, c in enumerate(calibrated) if i != top.section]
+        margin = calibrated[top.section] - max(others) if others else top.score
         novelty, foreign = self.novelty(question)
         features = Features(
             top.faq_cos,
-            float(coverage[top.section]),
+            coverage[top.section],
             margin,
             novelty,
             foreign,
             off_topic_cos - top.faq_cos if off_topic_cos > -1.0 else 0.0,
             min(len(terms), LONG_QUESTION) / LONG_QUESTION,
-            float(np.delete(faq_cos, top.section).max()) if n > 1 else 0.0,
+            max(c for i, c in enumerate(faq_cos) if i != top.section) if n > 1 else 0.0,
             len(ranking) > 1 and ranking[1].section in self._open,
         )
         return Result(ranking, self.confidence(features), features, similarity)
 
-    def _below_acting(self, fused: NDArray[np.float64], terms: list[str]) -> None:
+    def _below_acting(self, fused: list[float], terms: list[str]) -> None:
         """Put each card named in ``terms`` beside an acting card (its target) at least
         :data:`TARGET_GAP` under the best acting card named, in place."""
         present = set(terms)
@@ -700,8 +700,6 @@ class Retriever:
         its vector to the nearest word of the reference (so ``undealt`` is near ``dealt``, while
         ``sleeve`` is near nothing), or 1 without the embedding model.
         """
-        import numpy as np
-
         foreign: list[str] = []
         content = 0
         for word in _WORD.findall(self.analyzer.without_phrases(question)):
@@ -719,6 +717,8 @@ class Retriever:
         if self.vocabulary_vectors is None:
             # Built on first need: most questions hold no foreign word.
             self.vocabulary_vectors = self.embedder.embed(list(self.vocabulary))
+        import numpy as np  # the sentence vectors' side: the embedding model brings numpy
+
         nearest = (self.embedder.embed(foreign) @ self.vocabulary_vectors.T).max(axis=1)
         return float(np.clip(1.0 - nearest.min(), 0.0, 1.0)), share
 

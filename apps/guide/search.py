@@ -3,18 +3,20 @@
 Terms come from :class:`battlejudge.apps.guide.text.Analyzer` (stems, synonyms folded), so the
 documents handed to bm25s are already token lists. ``bm25s`` is imported only when an index is
 built here; a guide whose precomputed index (:mod:`.index`) is up to date scores from bm25s's own
-matrix as stored (:meth:`Lexical.arrays`), so ``guide ask`` never imports bm25s and scipy.
+matrix as stored (:meth:`Lexical.arrays`), so ``guide ask`` never imports bm25s and scipy. The
+scoring is plain Python over that matrix's columns (a question has a handful of terms), in
+float32 as bm25s's numpy backend adds, so the keyword path imports no numpy either.
 """
 
 from __future__ import annotations
 
 import math
+from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import numpy as np
     from numpy.typing import NDArray
 
 EMPTY = "zzempty"
@@ -33,17 +35,18 @@ class Lexical:
         docs: Sequence[Sequence[str]],
         k1: float = 1.2,
         b: float = 0.5,
-        stored: Mapping[str, NDArray[Any]] | None = None,
+        stored: Mapping[str, Any] | None = None,
     ) -> None:
-        import numpy as np
-
+        """Index ``docs`` with bm25s, or take ``stored`` (arrays with ``tolist()``: numpy's,
+        or the index file's :class:`~battlejudge.apps.guide.index.Stored`) as its index."""
         self._n = len(docs)
         if stored is None:
             stored = self._build(docs, k1, b)
         self._vocab = {str(t): i for i, t in enumerate(stored["vocab"].tolist())}
-        self._data: NDArray[np.float32] = stored["data"].astype(np.float32)
-        self._indices: NDArray[np.int64] = stored["indices"].astype(np.int64)
-        self._indptr: NDArray[np.int64] = stored["indptr"].astype(np.int64)
+        # float32 values, as bm25s stores and adds them
+        self._data = array("f", stored["data"].tolist())
+        self._indices: list[int] = [int(i) for i in stored["indices"].tolist()]
+        self._indptr: list[int] = [int(i) for i in stored["indptr"].tolist()]
         self._sets = [frozenset(d) for d in docs]
         df: Counter[str] = Counter()
         for terms in self._sets:
@@ -85,9 +88,9 @@ class Lexical:
         vocab = sorted(self._vocab, key=self._vocab.__getitem__)
         return {
             "vocab": np.array(vocab, dtype=np.str_),
-            "data": self._data,
-            "indices": self._indices,
-            "indptr": self._indptr,
+            "data": np.array(self._data, dtype=np.float32),
+            "indices": np.array(self._indices, dtype=np.int64),
+            "indptr": np.array(self._indptr, dtype=np.int64),
         }
 
     def __len__(self) -> int:
@@ -98,18 +101,18 @@ class Lexical:
         df = self._df.get(term, 0)
         return math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
 
-    def scores(self, query: Sequence[str]) -> NDArray[np.float32]:
+    def scores(self, query: Sequence[str]) -> list[float]:
         """The BM25 score of every document for ``query`` (repeated terms count again)."""
-        import numpy as np
-
-        result: NDArray[np.float32] = np.zeros(self._n, dtype=np.float32)
-        # bm25s's own scoring (its numpy backend): each term's column of precomputed scores.
+        # bm25s's own scoring (its numpy backend): each term's column of precomputed scores,
+        # summed in float32 (an array of type "f" rounds every sum to float32 as numpy does).
+        result = array("f", bytes(4 * self._n))
+        indices, data = self._indices, self._data
         for term in query:
             i = self._vocab.get(term)
-            if i is not None:
-                start, end = self._indptr[i], self._indptr[i + 1]
-                np.add.at(result, self._indices[start:end], self._data[start:end])
-        return result
+            if i is not None and i + 1 < len(self._indptr):
+                for j in range(self._indptr[i], self._indptr[i + 1]):
+                    result[indices[j]] += data[j]
+        return result.tolist()
 
     def coverage(self, query: Sequence[str], doc: int) -> float:
         """Share of the question's idf weight found in document ``doc``, in [0, 1].
