@@ -83,6 +83,38 @@ def test_states_serialize_with_their_tensors(name: str) -> None:
     assert str(game2) == str(game)
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_information_state_tensor_through_every_door(name: str) -> None:
+    """The same fixed-shape tensor from the Python method (a numpy array), OpenSpiel's
+    C++ method (a list, through the observer), and the perfect-recall observation;
+    OpenSpiel's RL environment runs on it."""
+    from open_spiel.python import rl_environment
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game(name)
+    size = game.information_state_tensor_size()
+    state = _past_chance(game.new_initial_state(), seed=2)
+    observation = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True))
+    for player in (0, 1):
+        mine = state.information_state_tensor(player)  # type: ignore[attr-defined]
+        assert mine.shape == (size,) and mine.dtype == np.float32
+        base = pyspiel.State.information_state_tensor(state, player)
+        np.testing.assert_array_equal(np.asarray(base, np.float32), mine)
+        observation.set_from(state, player)
+        np.testing.assert_array_equal(observation.tensor, mine)
+        plain = pyspiel.State.observation_tensor(state, player)
+        np.testing.assert_array_equal(
+            np.asarray(plain, np.float32),
+            state.observation_tensor(player),  # type: ignore[attr-defined]
+        )
+    env = rl_environment.Environment(game)
+    step = env.reset()
+    for _ in range(5):
+        player = step.observations["current_player"]
+        assert len(step.observations["info_state"][player]) == size
+        step = env.step([step.observations["legal_actions"][player][0]])
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
