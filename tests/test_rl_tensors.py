@@ -114,31 +114,53 @@ def _check(table: Table, ref: Reference) -> None:
         np.testing.assert_array_equal(info, ref.information(table, p))
 
 
-def _step(table: Table, rng: random.Random) -> Any:
+def _step(table: Table, rng: random.Random, prefer: Callable[[Any], bool] | None = None) -> Any:
+    """A random action (chance by its probabilities); one that ``prefer`` likes, when
+    there is one, half the time."""
     state = table.state
     if state.current_player() == CHANCE:
         return sample_chance(state, rng)
     ids = table.legal_ids()
     engine = sorted(table.codec.encode(a, False) for a in state.legal_actions())
     assert ids == engine
-    return table.codec.decode(rng.choice(ids), False)
+    actions = [table.codec.decode(i, False) for i in ids]
+    liked = [a for a in actions if prefer is not None and prefer(a)]
+    return rng.choice(liked if liked and rng.random() < 0.5 else actions)
 
 
-@pytest.mark.parametrize("registry", sorted(SPECS))
+def _moves_a_tactic(action: Any) -> bool:
+    """Battle Line actions that move cards around the table: Scout, Redeploy,
+    Deserter, Traitor (Fog and Mud too when they may be taken), Mud discards."""
+    from battlejudge.engines.battleline import actions as bla
+
+    kinds = (bla.SCOUT, bla.REDEPLOY, bla.DESERTER, bla.TRAITOR, bla.DISCARD, bla.RETURN)
+    return bool(action.kind in kinds or (action.kind == bla.PLAY and action.card in (64, 65)))
+
+
+@pytest.mark.parametrize(
+    ("registry", "params"),
+    [
+        *((name, {}) for name in sorted(SPECS)),
+        # Deserter and Redeploy may then take Fog and Mud: environment cards move too
+        ("battleline", {"environment_removable": True, "claim_timing": "advanced"}),
+        ("battleline", {"deck": "troops"}),
+    ],
+)
 def test_incremental_tensors_equal_a_from_scratch_build_after_every_action(
-    registry: str,
+    registry: str, params: dict[str, Any]
 ) -> None:
     """Random games: after every action, and on clones and resampled copies played on,
     each player's observation tensor equals :func:`tensor_of` and his information-state
     tensor equals the :class:`Reference`."""
-    rng = random.Random(registry)
+    rng = random.Random(f"{registry}{params}")
+    prefer = _moves_a_tactic if registry == "battleline" else None
     for _ in range(2):
-        table = _table(registry)
+        table = _table(registry, params)
         ref = Reference(table)
         _check(table, ref)
         steps = 0
         while not table.state.is_terminal() and steps < 400:
-            action = _step(table, rng)
+            action = _step(table, rng, prefer)
             ref.apply(table, action)
             _check(table, ref)
             steps += 1

@@ -224,7 +224,9 @@ class Table:
     far (``public_action_string``): with the engine's information-state string (the
     table as he sees it now) they make a perfect-recall information state. It keeps
     each player's tensors up to date (:mod:`.infostate`) and the dense action ids of
-    the game's codec (:mod:`.encoding`)."""
+    the game's codec (:mod:`.encoding`). Lines ``told`` before the table was made (a
+    table built mid-game) enter the tensors' ``told`` log as zeros: their actions, and
+    so their codes, are not known here."""
 
     def __init__(
         self,
