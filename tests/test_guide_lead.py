@@ -233,6 +233,9 @@ def test_trim_keeps_the_rule_and_drops_the_example() -> None:
     assert trim("For example, a Wedge beats a Phalanx.") == "A Wedge beats a Phalanx."
     assert decapitalise("When both tie") == "when both tie"
     assert decapitalise("Fog stays") == "Fog stays"
+    rules = "Values never wrap around. Under Fog only sums count. Values are 1 to 10."
+    assert decapitalise("Values never wrap around.", rules) == "values never wrap around."
+    assert decapitalise("Fog stays.", rules) == "Fog stays."
 
 
 def test_definition_prefers_the_thing_itself() -> None:

@@ -110,6 +110,9 @@ _DEFINITION = re.compile(
 """A sentence that says what its subject is: "A Wedge is ...", "Fog (Mano a Mano! in Nine
 Circles) is ...", "The Flags are ..."."""
 
+_LEANS = re.compile(r"(?:it|its|they|them|their|this|that|these|those|he|his|she|then)\b", re.I)
+"""A clause opening like this leans on what came before it and cannot stand alone."""
+
 _KEEP_CAPITAL = re.compile(r"^(?:I\b|[A-Z][a-z]*[A-Z]|[A-Z]{2,})")
 
 _COMMON_FIRST = frozenset(
@@ -193,11 +196,17 @@ def trim(sentence: str) -> str:
     return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
-def decapitalise(sentence: str) -> str:
-    """``sentence`` with its first letter in lower case when its first word is a common word
-    (never a name such as "Fog" or "Leader"), to follow a colon or a semicolon."""
+def decapitalise(sentence: str, context: str = "") -> str:
+    """``sentence`` with its first letter in lower case, to follow a colon or a semicolon, when
+    its first word is a common word, or a word that ``context`` (the section's text) never
+    writes with a capital inside a sentence ("Values", "Picture"); never a name such as "Fog"
+    or "Leader"."""
     first = sentence.split(" ", 1)[0]
-    if first.lower() in _COMMON_FIRST and not _KEEP_CAPITAL.match(first):
+    if _KEEP_CAPITAL.match(first) or not first[:1].isupper():
+        return sentence
+    word = re.escape(first.rstrip(",:;"))
+    named = context and re.search(rf"(?<![.!?:]\s)(?<!^)(?<=\s|\(){word}\b", context)
+    if first.lower() in _COMMON_FIRST or (context and not named):
         return sentence[:1].lower() + sentence[1:]
     return sentence
 
@@ -224,6 +233,19 @@ def negations(text: str) -> int:
     return len(_NEGATIONS.findall(plain_text))
 
 
+def answering_clause(
+    question: str,
+    sentence: str,
+    terms: Callable[[str], Sequence[str]],
+    weight: Callable[[str], float] = lambda term: 1.0,
+) -> str:
+    """The clause of ``sentence`` (cut at semicolons and at colons before a space) that holds
+    the most of ``question``'s terms by ``weight``, the first of equals."""
+    wanted = set(terms(question))
+    clauses = [c.strip() for c in re.split(r";|:\s", sentence) if c.strip()] or [sentence]
+    return max(clauses, key=lambda c: sum(weight(t) for t in wanted & set(terms(c))))
+
+
 def polarity(
     question: str,
     sentence: str,
@@ -248,13 +270,10 @@ def polarity(
     """
     text = _plain(question)
     wanted = set(terms(question))
-    clauses = [c for c in re.split(r";|:\s", sentence) if c.strip()] or [sentence]
-
-    def held(clause: str) -> float:
-        return sum(weight(t) for t in wanted & set(terms(clause)))
-
-    clause = max(clauses, key=held)
-    if held(clause) < POLARITY_COVERAGE * sum(weight(t) for t in wanted):
+    clause = answering_clause(question, sentence, terms, weight)
+    if sum(weight(t) for t in wanted & set(terms(clause))) < POLARITY_COVERAGE * sum(
+        weight(t) for t in wanted
+    ):
         return None
     if (wanted & names) - set(terms(clause)):
         return None
@@ -346,5 +365,10 @@ def direct_answer(
             # readings that disagree put no Yes or No in the rules' mouth.
             word = None
         if word:
-            return Lead(f"{word}: {decapitalise(lead)}", (best,))
+            # The clause that says it, when it stands alone (not "it stays in your hand").
+            clause = answering_clause(question, best, terms, weight)
+            if clause != best.strip() and not _LEANS.match(clause):
+                lead = trim(clause[:1].upper() + clause[1:])
+            context = " ".join(section_sentences)
+            return Lead(f"{word}: {decapitalise(lead, context)}", (best,))
     return Lead(lead, (best,))
