@@ -66,6 +66,8 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "bm25s": ("guide", "rebuilding the rules guide's keyword index needs bm25s"),
     "psycopg": ("postgres", "PostgreSQL proof logs need psycopg"),
     "ray": ("cluster", "--cluster ray (self-play and tournaments on a Ray cluster) needs Ray"),
+    "numpy": ("test", "bench leaf's calibration figures need numpy"),
+    "scipy": ("test", "bench leaf --fit needs SciPy"),
 }
 """Top-level module -> (the extra that installs it, what needs it)."""
 
