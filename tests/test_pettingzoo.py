@@ -140,3 +140,13 @@ def test_opponent_hand_is_not_in_the_tensor() -> None:
     table.unwrapped.table = table.unwrapped.table.resample(0, random.Random(5))
     assert (table.observe("player_0") == before).all()
     assert not (table.observe("player_1") == south_before).all()
+
+
+def test_ansi_render_shows_the_table_and_none_without_a_mode() -> None:
+    table = env("force_duel", render_mode="ansi")
+    table.reset(seed=2)
+    text = table.render()
+    assert isinstance(text, str) and "p1" in text
+    plain = env("force_duel")
+    plain.reset(seed=2)
+    assert plain.render() is None
