@@ -622,7 +622,8 @@ ISSUE_EXAMPLES = [
         "can my archers shoot on two turns in a row?",
         ("Archers", "Ruling 6: Archer reload"),
         None,
-        "No:",
+        # no "No:": the rule says "skips", and only a negation in so many words leads with No
+        ("An archer that attacked skips", "After an archer attacks, it must skip"),
         "skip",
     ),
     # Lines of Battle, Formation Swap: a swap uses up both units' turn (was "not provided").

@@ -81,7 +81,21 @@ _NEGATIONS = re.compile(
 """Words that negate or restrict what a sentence says ("cannot", "only one", "at most three")."""
 
 POLARITY_COVERAGE = 0.6
-"""Share of a yes/no question's terms the answering clause must hold for a Yes or No to lead."""
+"""Share of a yes/no question's terms (by idf) the answering clause must hold for a No to lead."""
+
+YES_COVERAGE = 0.9
+"""Share the clause must hold for a Yes: a clause that says nothing against the question but
+leaves out part of it ("first the Movement phase, then the Combat phase" for "can I attack
+first and then move?") is no yes."""
+
+_LIGHT_VERBS = ("count", "counts", "use", "used", "play", "played", "get", "make", "work")
+"""Verbs that say little of what a yes/no question asks: a clause need not hold them."""
+
+_CONJUNCTION = re.compile(r"^(?:and|but|yet|so|though|while)\s+", re.IGNORECASE)
+"""A clause cut at a comma before a conjunction starts with it; the lead drops it."""
+
+_CLAUSE = re.compile(r";|:\s|,\s+(?=(?:and|but|yet|so|though|while)\s)")
+"""Where a sentence is cut into clauses: semicolons, colons, and a comma before a conjunction."""
 
 _NEGATED_OPENING = re.compile(
     r"^(?:\W*(?:so|ok|okay|wait|but|and|then|hey|um)\s+)*"
@@ -110,8 +124,13 @@ _DEFINITION = re.compile(
 """A sentence that says what its subject is: "A Wedge is ...", "Fog (Mano a Mano! in Nine
 Circles) is ...", "The Flags are ..."."""
 
-_LEANS = re.compile(r"(?:it|its|they|them|their|this|that|these|those|he|his|she|then)\b", re.I)
-"""A clause opening like this leans on what came before it and cannot stand alone."""
+_LEANS = re.compile(
+    r"(?:it|its|they|them|their|this|that|these|those|he|his|she|then"
+    r"|may|must|can|cannot|will|is|are)\b",
+    re.I,
+)
+"""A clause opening like this leans on what came before it (a pronoun, or a verb whose subject
+came before: "may not pass through other units") and cannot stand alone."""
 
 _KEEP_CAPITAL = re.compile(r"^(?:I\b|[A-Z][a-z]*[A-Z]|[A-Z]{2,})")
 
@@ -148,8 +167,9 @@ def is_yes_no(question: str) -> bool:
     words = _words(_plain(question))
     while words and words[0] in _LEAD_IN:
         words = words[1:]
-    if not words or words[0] in _WH or "or" in words:
-        # "is it the back row or one square?" asks which, not whether
+    if not words or words[0] in _WH or "or" in words or words[1:2] == ["there"]:
+        # "is it the back row or one square?" asks which, not whether; "is there a variant?"
+        # is answered by the variant, not by a Yes the rules never say
         return False
     if words[0] in _AUX:
         return True
@@ -196,14 +216,19 @@ def trim(sentence: str) -> str:
     return text if text.endswith((".", "!", "?")) else f"{text}."
 
 
-def decapitalise(sentence: str, context: str = "") -> str:
+def decapitalise(
+    sentence: str, context: str = "", is_name: Callable[[str], bool] = lambda word: False
+) -> str:
     """``sentence`` with its first letter in lower case, to follow a colon or a semicolon, when
     its first word is a common word, or a word that ``context`` (the section's text) never
     writes with a capital inside a sentence ("Values", "Picture"); never a name such as "Fog"
-    or "Leader"."""
-    first = sentence.split(" ", 1)[0]
-    if _KEEP_CAPITAL.match(first) or not first[:1].isupper():
+    or "Leader", nor a word ``is_name`` says is one ("Scout"), nor a title ("Battle Line")."""
+    words = sentence.split(" ", 2)
+    first = words[0]
+    if _KEEP_CAPITAL.match(first) or not first[:1].isupper() or is_name(first):
         return sentence
+    if len(words) > 1 and words[1][:1].isupper() and first.lower() not in _COMMON_FIRST:
+        return sentence  # a title of two capitalised words
     word = re.escape(first.rstrip(",:;"))
     named = context and re.search(rf"(?<![.!?:]\s)(?<!^)(?<=\s|\(){word}\b", context)
     if first.lower() in _COMMON_FIRST or (context and not named):
@@ -219,17 +244,23 @@ def join(first: str, second: str) -> str:
 _ASIDE = re.compile(
     r"\b(?:that|which|who)\s+(?:\w+\s+){0,2}?(?:not|never|\w+n't|cannot)\b"
     r"|,?\s*\b(?:since|because|as long as|unless)\b.*$"
+    r"|\bif\b[^,]*,|\bwhether or not\b"
 )
 """What a negation in a sentence may sit in without negating what the sentence says: a
 relative clause ("Tactics cards that have not been played yet cannot stop a claim": the
-cards are the unplayed ones) or a reason after it ("... since nothing in the rules forbids
-it")."""
+cards are the unplayed ones), a reason after it ("... since nothing in the rules forbids
+it") or a condition before it ("if neither player could do anything but pass, the game
+ends")."""
+
+
+_PARENTHESIS = re.compile(r"\([^)]*\)")
+"""An aside in brackets ("(red, at most two per piece in a round)") negates nothing asked."""
 
 
 def negations(text: str) -> int:
     """How many negating or restricting words ``text`` holds (:data:`_NEGATIONS`), those in a
     relative clause or a reason (:data:`_ASIDE`) aside."""
-    plain_text = _ASIDE.sub(" ", text.lower().replace("\u2019", "'"))
+    plain_text = _ASIDE.sub(" ", _PARENTHESIS.sub(" ", text.lower().replace("\u2019", "'")))
     return len(_NEGATIONS.findall(plain_text))
 
 
@@ -239,11 +270,30 @@ def answering_clause(
     terms: Callable[[str], Sequence[str]],
     weight: Callable[[str], float] = lambda term: 1.0,
 ) -> str:
-    """The clause of ``sentence`` (cut at semicolons and at colons before a space) that holds
-    the most of ``question``'s terms by ``weight``, the first of equals."""
+    """The clause of ``sentence`` (:data:`_CLAUSE`) that holds the most of ``question``'s terms
+    by ``weight``, the first of equals."""
     wanted = set(terms(question))
-    clauses = [c.strip() for c in re.split(r";|:\s", sentence) if c.strip()] or [sentence]
+    clauses = [c.strip() for c in _CLAUSE.split(sentence) if c.strip()] or [sentence]
     return max(clauses, key=lambda c: sum(weight(t) for t in wanted & set(terms(c))))
+
+
+_NUMBER_WORDS = dict(
+    zip(
+        "zero one two three four five six seven eight nine ten eleven twelve".split(),
+        range(13),
+        strict=True,
+    )
+)
+
+
+_NUMBER_TERMS = frozenset({*_NUMBER_WORDS, "zznumber"})
+"""Number words, and the term the analyser adds for every number."""
+
+
+def _numbers(text: str) -> set[int]:
+    """The numbers ``text`` names, in digits or in words up to twelve."""
+    found = {int(d) for d in re.findall(r"\b\d+\b", text)}
+    return found | {_NUMBER_WORDS[w] for w in _words(_plain(text)) if w in _NUMBER_WORDS}
 
 
 def polarity(
@@ -253,37 +303,56 @@ def polarity(
     weight: Callable[[str], float] = lambda term: 1.0,
     names: frozenset[str] = frozenset(),
 ) -> Literal["Yes", "No"] | None:
-    """``No`` when ``sentence`` negates what ``question`` asks, ``Yes`` when it says it, None
-    when no clause of it holds at least :data:`POLARITY_COVERAGE` of the question's terms,
-    each counted by its ``weight`` (the guide's idf: a card the question names weighs more than
-    "play"), or a term of ``names`` (the cards' names) the question uses is not in it. Then
-    the sentence may answer, but not in so many words, and no Yes or No is put in its mouth:
-    "can Traitor steal his Companion Cavalry?" is not answered Yes by "Traitor ... steals a
-    troop".
+    """``No`` when ``sentence`` negates what ``question`` asks, ``Yes`` when it says it in so
+    many words, None otherwise: then the sentence may answer, but no Yes or No is put in its
+    mouth.
 
-    Only the clause of ``sentence`` (cut at semicolons and colons) that shares the most of the
-    question's ``terms`` counts: "Values never wrap around: 9, 10 and 1 are not consecutive"
-    answers "do values wrap around?" with its first clause. Its negations count against those in
-    the question's body ("tactics that haven't been played" and "Tactics cards that have not
-    been played yet cannot" leave one); a negation that opens the question ("can't I ...?",
-    "isn't it ...?") asks the same as without it, and is not counted.
+    Only the clause of ``sentence`` (:func:`answering_clause`) that holds the most of the
+    question's ``terms``, by ``weight`` (the guide's idf), counts: "Values never wrap around: 9,
+    10 and 1 are not consecutive" answers "do values wrap around?" with its first clause. It
+    must hold :data:`POLARITY_COVERAGE` of the question's terms to say No, and
+    :data:`YES_COVERAGE` to say Yes, and every term of ``names`` (the cards' names) the question
+    uses: "can Traitor steal his Companion Cavalry?" is not answered Yes by "Traitor ... steals a
+    troop". Light verbs ("count as", "use", "play") and numbers are not among the terms a clause
+    must hold, nor, to say No, words the rules never use ("haven't" is "haven"); a Yes needs
+    them too, so a question about what the rules never mention gets none.
+
+    Any negation left in the clause says no ("only orthogonally, never diagonally" is one no).
+    A negation in the question's body (not its "only") cancels one of the clause's ("tactics
+    that haven't been played" against "Tactics cards that have not been played yet cannot"
+    leaves one); one that opens the question ("can't I ...?") asks the same as without it. A
+    Yes needs the numbers the question names, if the clause names any: "can three people
+    play?" is not answered Yes by "a game for two players".
     """
     text = _plain(question)
-    wanted = set(terms(question))
+    light = {t for w in _LIGHT_VERBS for t in terms(w)}
+    unseen = weight("zzunseen")  # what a word the rules never use weighs: no clause holds it
+    every = {t for t in terms(question) if t not in light and t not in _NUMBER_TERMS}
+    wanted = {t for t in every if weight(t) < unseen and not t.isdigit()}
     clause = answering_clause(question, sentence, terms, weight)
-    if sum(weight(t) for t in wanted & set(terms(clause))) < POLARITY_COVERAGE * sum(
-        weight(t) for t in wanted
-    ):
+    held = sum(weight(t) for t in wanted & set(terms(clause)))
+    if held < POLARITY_COVERAGE * sum(weight(t) for t in wanted):
         return None
     if (wanted & names) - set(terms(clause)):
         return None
-    asked = negations(text) - (1 if _NEGATED_OPENING.match(text) else 0)
+    asked_numbers, said_numbers = _numbers(question), _numbers(clause)
+    different = bool(said_numbers) and not asked_numbers & said_numbers
+    # a player's "only" sets the scene ("his side only has one card"), it asks nothing
+    asked = negations(re.sub(r"\bonly\b", " ", text)) - (1 if _NEGATED_OPENING.match(text) else 0)
     said = negations(clause)
     # A negation of the question's own cancels one of the sentence's; never the other way: the
     # sentence must negate for the answer to be No ("is it 2 player only?" is not answered No
     # by "a game for two players").
     left = said - min(asked, said)
-    return "No" if left % 2 == 1 else "Yes"
+    if left > 0:
+        # any negation left says no: "Units move only orthogonally, never diagonally" is two
+        # words saying one no, where counting them two by two would make a yes
+        return "No"
+    if held < YES_COVERAGE * sum(weight(t) for t in every if not t.isdigit()):
+        return None  # a Yes needs the question's every word: "first the Movement phase, then
+        # the Combat phase" does not say yes to "can I attack first and then move?"
+    # "can three people play?" is not answered Yes by "a game for two players"
+    return None if asked_numbers and different else "Yes"
 
 
 def definition(
@@ -357,18 +426,23 @@ def direct_answer(
         return Lead(lead, (best,))
     if asked.kind == "yesno":
         word = polarity(question, best, terms, weight, names)
-        if word is None:
-            word = polarity_hint
-        elif polarity_hint is not None and polarity_hint != word:
+        if polarity_hint is not None and polarity_hint != word:
             # The fact's written answer reads its main question, which this way of asking
-            # may not be ("can a reloading archer move?" is Yes, its fact's answer No): two
-            # readings that disagree put no Yes or No in the rules' mouth.
+            # may not be ("can a reloading archer move?" is Yes, its fact's answer No): only
+            # two readings that agree put a Yes or No in the rules' mouth.
             word = None
         if word:
             # The clause that says it, when it stands alone (not "it stays in your hand").
             clause = answering_clause(question, best, terms, weight)
-            if clause != best.strip() and not _LEANS.match(clause):
+            clause = _CONJUNCTION.sub("", clause)
+            if clause.lower() not in best.lower() or _LEANS.match(clause):
+                clause = best  # "it stays in your hand" needs what comes before it
+            if clause.strip() != best.strip():
                 lead = trim(clause[:1].upper() + clause[1:])
             context = " ".join(section_sentences)
-            return Lead(f"{word}: {decapitalise(lead, context)}", (best,))
+
+            def is_name(w: str) -> bool:
+                return bool(set(terms(w)) & names)
+
+            return Lead(f"{word}: {decapitalise(lead, context, is_name)}", (best,))
     return Lead(lead, (best,))
