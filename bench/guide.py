@@ -263,11 +263,13 @@ def by_game(outcomes: Sequence[Outcome]) -> Mapping[str, Figures]:
     return table
 
 
-PARTS: tuple[str, ...] = ("tuned", "heldout", "formal")
-"""The parts of the evaluation set the project wrote, files ``<part>.toml``: the part the guide
-was tuned on, the held-out part it never was, and the formal questions of the first guide (also
-tuned on). Any other ``*.toml`` in the folder is a part too (:func:`discover_parts`), such as a
-fresh held-out part written by someone who never saw the guide's data."""
+PARTS: tuple[str, ...] = ("tuned", "heldout", "formal", "fresh8")
+"""The parts of the evaluation set the bench knows by name, files ``<part>.toml``, measured
+first: the part the guide was tuned on, the held-out part it never was, the formal questions of
+the first guide (also tuned on), and fresh8, written for issue 37 with lead words by someone who
+never saw the guide's code or data and sealed until one run after the direct answers were built.
+Any other ``*.toml`` in the folder is a part too (:func:`discover_parts`), such as a fresh
+held-out part written by someone who never saw the guide's data."""
 
 
 def discover_parts(directory: Path) -> tuple[str, ...]:

@@ -33,9 +33,13 @@ from battlejudge.cli.main import cli
 EVAL = Path(__file__).parent / "guide" / "eval"
 EMBEDDINGS = shared_embedder() is not None
 
-LEAD_FLOOR = {True: 0.85, False: 0.8}
-"""Least share of the leads part's questions whose first sentence holds a lead word (measured:
-37 of 42 with the embedding model, 35 of 42 without)."""
+LEAD_FLOOR = {
+    "leads": {True: 0.85, False: 0.8},
+    "fresh8": {True: 0.52, False: 0.47},
+}
+"""Least share of a part's questions naming lead words whose first sentence holds one. leads
+(written with the guide in view): 37 of 42 with the embedding model, 35 of 42 without. fresh8
+(sealed until one run after the direct answers were built): 106 of 193 and 96 of 193."""
 
 
 @cache
@@ -310,17 +314,19 @@ def test_a_lead_is_matched_as_whole_words() -> None:
     assert type(outcome)(case, Answer(FALLBACK, None, 0.1), 0.0).lead_right is False
 
 
+@pytest.mark.parametrize("part", sorted(LEAD_FLOOR))
 @pytest.mark.parametrize("embeddings", [True, False])
-def test_leads_part_floor(embeddings: bool) -> None:
-    """The leads part: every answer leads with a direct answer, and the lead is right for
-    nearly every question that names one."""
+def test_lead_floor(part: str, embeddings: bool) -> None:
+    """Every answer leads with a direct answer, and the lead words are there for the share of
+    questions naming them that was measured."""
     if embeddings and not EMBEDDINGS:
         pytest.skip("the embedding model (the guide extra) is not installed")
-    figures = Figures(run(load_cases(EVAL / "leads.toml"), guide if embeddings else keyword_guide))
+    guide_for = guide if embeddings else keyword_guide
+    figures = Figures(run(load_cases(EVAL / f"{part}.toml"), guide_for))
     wrong = [
         f"{o.case.question!r} -> {o.first_sentence!r}"
         for o in figures.with_lead
         if not o.lead_right
     ]
     assert figures.direct_share == 1.0
-    assert (figures.lead_accuracy or 0.0) >= LEAD_FLOOR[embeddings], "\n".join(wrong)
+    assert (figures.lead_accuracy or 0.0) >= LEAD_FLOOR[part][embeddings], "\n".join(wrong)
