@@ -47,14 +47,17 @@ def _interactive(guide_: Guide, as_json: bool) -> None:
 @click.argument("game", metavar="GAME")
 @click.argument("mode", required=False, metavar="[setup|turn|card NAME|ask QUESTION]")
 @click.argument("words", nargs=-1, metavar="")
-@click.option("--json", "as_json", is_flag=True, help="Answer as JSON: answer, section, score.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Answer as JSON: answer, direct, section, score."
+)
 def guide(game: str, mode: str | None, words: tuple[str, ...], as_json: bool) -> None:
     """A patient offline guide to the rules of GAME, answering from the rules alone.
 
     GAME is one of battleline, nine-circles, battleplan, lines-of-battle, force-duel.
     Without a mode it starts an interactive session (type 'quit' to leave). 'setup' and 'turn'
     walk you through setup and your first turn; 'card NAME' explains a card (either theme's
-    name); 'ask QUESTION' answers one rules question and names the section it comes from.
+    name); 'ask QUESTION' answers one rules question: a direct answer first, then the rule it
+    comes from, quoted with its section.
     """
     try:
         guide_ = Guide.for_game(game)

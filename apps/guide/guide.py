@@ -1,9 +1,10 @@
 """The guide: answers from a game's reference only, citing the section, or says it cannot.
 
 Workflow (seed 000, the guide's instructions): setup and first-turn questions get numbered steps and
-a follow-up question; a rules question gets the direct answer when there is one, then the sentence
-that answers it with its section named; a card question gets that card's entry; anything the
-reference does not cover gets :data:`FALLBACK`.
+a follow-up question; a rules question gets a one-sentence direct answer built from the cited
+section's own sentences (:mod:`.lead`), then the rules it comes from quoted with the section
+named; a card question gets that card's entry, led by what the card is; anything the reference
+does not cover gets :data:`FALLBACK`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ facts of the winning section are compared."""
 
 FACT_MARGIN = 0.05
 """How far the chosen fact must lead the section's next fact (in that combined score): a close
-second means the question may ask for either, so no direct answer is led with."""
+second means the question may ask for either, so the fact's written Yes or No is not taken as
+the project's reading of the question (:func:`~.lead.direct_answer`)."""
 
 DEFINING_DEPTH = 3
 """How far down the ranking the guide looks for the section that defines what a "what is X" or
@@ -174,9 +176,11 @@ class Guide:
 
         Setup and first-turn questions get the walkthrough; a question naming only a card gets
         the card's entry. Otherwise the best section answers when the confidence reaches the
-        threshold: the answer leads with the direct answer of the fact the question clearly
-        asks for (:meth:`_fact`), then quotes the sentence of the section that answers (that
-        fact's, else the likeliest; not the section's first lines) and names the section.
+        threshold (a "what is X" question goes to the section that defines X:
+        :meth:`_answering`): the answer leads with a one-sentence direct answer built from that
+        section's sentences (:func:`~.lead.direct_answer`), then quotes the sentence it comes
+        from (the fact's the question asks for, :meth:`_fact`, else the likeliest; not the
+        section's first lines) and names the section.
         Chat shorthand is read as the words it stands for ("can u" is "can you").
         """
         question = expand_shorthand(question)
