@@ -34,12 +34,15 @@ EVAL = Path(__file__).parent / "guide" / "eval"
 EMBEDDINGS = shared_embedder() is not None
 
 LEAD_FLOOR = {
-    "leads": {True: 0.85, False: 0.8},
-    "fresh8": {True: 0.52, False: 0.47},
+    "leads": {True: 0.74, False: 0.57},
+    "fresh8": {True: 0.5, False: 0.42},
 }
 """Least share of a part's questions naming lead words whose first sentence holds one. leads
-(written with the guide in view): 37 of 42 with the embedding model, 35 of 42 without. fresh8
-(sealed until one run after the direct answers were built): 106 of 193 and 96 of 193."""
+(written with the guide in view): 32 of 42 with the embedding model, 25 of 42 without. fresh8
+(sealed until one run after the direct answers were built): 106 of 193 and 96 of 193 then;
+102 and 84 once a Yes or No leads only where the project's written answer agrees (4 of the
+18 Yes/No leads of that run were wrong; a yes/no question whose lead word is "yes" or "no"
+is counted wrong when the rule's sentence leads alone, even when it answers)."""
 
 
 @cache
@@ -68,11 +71,14 @@ def grounded(answer: Answer, guide_: Guide) -> list[str]:
 
 @pytest.mark.skipif(not EMBEDDINGS, reason="the paraphrase needs the embedding model")
 def test_the_leader_counts_as_a_10() -> None:
-    """A Leader is wild (any color and value), so yes; it was answered from the claim ruling."""
+    """A Leader is wild (any color and value), so yes; it was answered from the claim ruling.
+    The lead is the rule's own sentence: no Yes or No is put before it unless the project's
+    written answer agrees (a sentence's reading alone was wrong in 4 of 18 on fresh8)."""
     answer = guide("battleline").ask("does the Leader count as a 10?")
     assert answer.section in {"Leader", "Ruling 2: Wild cards"}, answer
-    assert answer.answer.startswith("Yes: "), answer.answer
-    assert "any value" in first_sentence(answer.answer)
+    first = first_sentence(answer.answer)
+    assert not first.startswith("No"), first
+    assert "any value from 1 to 10" in first, first
 
 
 def test_the_difference_between_a_wedge_and_a_phalanx_gives_both_definitions() -> None:
