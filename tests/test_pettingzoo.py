@@ -24,11 +24,11 @@ from battlejudge.pettingzoo import ENV_GAMES, all_envs, env
 def test_all_envs_is_one_of_each_game() -> None:
     names = [str(e) for e in all_envs()]
     assert names == [
-        "battleline_v0",
-        "nine_circles_v0",
-        "battleplan_v0",
-        "lines_of_battle_v0",
-        "force_duel_v0",
+        "battleline_v1",
+        "nine_circles_v1",
+        "battleplan_v1",
+        "lines_of_battle_v1",
+        "force_duel_v1",
     ]
 
 

@@ -76,6 +76,15 @@ def agent_name(player: int) -> str:
     return f"player_{player}"
 
 
+ENV_VERSION = 1
+"""The environments' version, in their names (``battleline_v1``), as PettingZoo versions
+its own: a change that alters what an agent sees, does or is rewarded for raises it, so
+results name the environment they were got on. v1 (issue 37): agents ``player_0`` and
+``player_1``, the observation is the tensor and the mask is in ``info``, Battle Line's
+``environment_removable`` is false by default, and a Scout's returns are told by deck only.
+v0: agents named by seat, observations ``{"observation", "action_mask"}``."""
+
+
 class BattlejudgeEnv(AECEnv):  # type: ignore[misc]
     """One of the games as an AEC environment (see the module docstring)."""
 
@@ -95,7 +104,11 @@ class BattlejudgeEnv(AECEnv):  # type: ignore[misc]
         self.spec_game, defaults = ENV_GAMES[game]
         self.params: Params = {**defaults, **params}
         self.render_mode = render_mode
-        self.metadata = {"render_modes": ["ansi"], "name": f"{game}_v0", "is_parallelizable": False}
+        self.metadata = {
+            "render_modes": ["ansi"],
+            "name": f"{game}_v{ENV_VERSION}",
+            "is_parallelizable": False,
+        }
         first = self.spec_game.new_state(self.params)
         self.codec: Codec = self.spec_game.codec(first)
         self.seats: tuple[str, ...] = get_game(self.spec_game.registry).seats
