@@ -221,9 +221,13 @@ def test_apply_id_refuses_an_illegal_id_naming_it() -> None:
     while table.state.current_player() == CHANCE:
         table.apply(_step(table, rng))
     illegal = next(i for i in range(table.codec.num_actions) if i not in table.legal_ids())
-    with pytest.raises(ValueError, match=f"action id {illegal} is not legal"):
+    with pytest.raises(ValueError, match=f"action id {illegal} is not legal") as refused:
         table.apply_id(illegal)
     assert table.legal_ids()  # nothing changed
+    # one short line, not every legal id (a Battle Line decision may have hundreds)
+    message = str(refused.value)
+    assert "\n" not in message and len(message) < 160, message
+    assert f"{len(table.legal_ids())} legal" in message
 
 
 # -- what the tensor holds -------------------------------------------------------------

@@ -312,7 +312,9 @@ class Table:
             self.legal_ids()
         assert self._legal_ids is not None
         if code not in self._legal_ids:
-            raise ValueError(f"action id {code} is not legal now (legal ids: {self._legal_ids})")
+            legal = self._legal_ids
+            shown = ", ".join(map(str, legal[:8])) + (", ..." if len(legal) > 8 else "")
+            raise ValueError(f"action id {code} is not legal now ({len(legal)} legal: {shown})")
         self._apply(self.codec.decode(code, False), False)
 
     def observation_tensor(self, player: int) -> Tensor:
