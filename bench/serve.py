@@ -30,6 +30,7 @@ __all__ = [
     "run_name",
     "run_serve",
     "running_service",
+    "serve_process",
     "serve_suite",
 ]
 
@@ -90,41 +91,67 @@ def free_port() -> int:
         return port
 
 
+ERROR_LINE: Final = "battlejudge: error: "
+"""How the command starts the one line it prints for bad input (exit 2)."""
+
+
 @contextlib.contextmanager
-def running_service(workers: int) -> Iterator[int]:
-    """``battlejudge serve`` in a child process on a free loopback port, once it answers
-    ``/healthz``; yields the port, and stops the server after (:class:`ServiceError` if it
-    does not start within a minute)."""
+def serve_process(workers: int, *extra: str) -> Iterator[tuple[int, int]]:
+    """``battlejudge serve --workers WORKERS EXTRA...`` in a child process on a free loopback
+    port, once it answers ``/healthz``; yields its port and pid, and stops it after.
+    :class:`~battlejudge.solver.errors.InputError` with the command's own line when it
+    refuses its arguments (exit 2: a bad ``--tables`` store, say); :class:`ServiceError`,
+    with the end of its output, when it does not start within a minute."""
     import subprocess
     import sys
+    import tempfile
     import urllib.request
+    from pathlib import Path
+
+    from battlejudge.solver.errors import InputError
 
     port = free_port()
-    server = subprocess.Popen(
-        [
-            *(sys.executable, "-c", "from battlejudge.cli.main import main; main()", "serve"),
-            *("--port", str(port), "--workers", str(workers)),
-        ],
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise ServiceError("the server did not start") from None
-                time.sleep(0.1)
-        yield port
-    finally:
-        server.terminate()
+    with tempfile.TemporaryDirectory(prefix="battlejudge-bench-serve-") as tmp:
+        out_path = Path(tmp, "serve.log")
+        with open(out_path, "wb") as out:
+            server = subprocess.Popen(
+                [
+                    *(sys.executable, "-c", "from battlejudge.cli.main import main; main()"),
+                    *("serve", "--port", str(port), "--workers", str(workers), *extra),
+                ],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
         try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
+                        break
+                except OSError:
+                    if time.monotonic() > deadline or server.poll() is not None:
+                        tail = out_path.read_text(errors="replace")[-600:]
+                        said = [ln for ln in tail.splitlines() if ln.startswith(ERROR_LINE)]
+                        if server.poll() == 2 and said:
+                            raise InputError(said[-1][len(ERROR_LINE) :]) from None
+                        raise ServiceError(f"the server did not start:\n{tail}") from None
+                    time.sleep(0.1)
+            yield port, server.pid
+        finally:
+            server.terminate()
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+@contextlib.contextmanager
+def running_service(workers: int) -> Iterator[int]:
+    """``battlejudge serve --workers WORKERS`` on a free loopback port
+    (:func:`serve_process`); yields the port."""
+    with serve_process(workers) as (port, _):
+        yield port
 
 
 def _load_generator(

@@ -39,11 +39,8 @@ from typing import Any, Final
 from urllib.parse import urlsplit
 
 from battlejudge.bench.raw_http import read_response
-from battlejudge.bench.serve import ServiceError, free_port, percentile
+from battlejudge.bench.serve import percentile, serve_process
 from battlejudge.solver.errors import InputError
-
-ERROR_LINE: Final = "battlejudge: error: "
-"""How the command line starts its one-line error (the started service's, read back)."""
 
 __all__ = [
     "TARGET_MS",
@@ -562,50 +559,18 @@ def _figures(
 def started_service(
     workers: int, store: str | None = None, time_limit: float | None = None
 ) -> Iterator[tuple[str, int]]:
-    """``battlejudge serve --workers WORKERS --tables STORE`` on a free loopback port (the
-    store by default a directory in a temporary folder, removed after), once it answers
-    ``/healthz``; yields its URL and pid, and stops it after. :class:`ServiceError`, with
-    the end of its output, when it does not start within a minute."""
-    import subprocess
+    """``battlejudge serve --workers WORKERS --tables STORE`` on a free loopback port
+    (:func:`~battlejudge.bench.serve.serve_process`; the store by default a directory in a
+    temporary folder, removed after), once it answers ``/healthz``; yields its URL and pid,
+    and stops it after."""
     import tempfile
-    import urllib.request
 
     with tempfile.TemporaryDirectory(prefix="battlejudge-bench-tables-") as tmp:
-        port = free_port()
-        out_path = Path(tmp, "serve.log")
-        with open(out_path, "wb") as out:
-            server = subprocess.Popen(
-                [
-                    *(sys.executable, "-c", "from battlejudge.cli.main import main; main()"),
-                    *("serve", "--port", str(port), "--workers", str(workers)),
-                    *("--tables", store or str(Path(tmp, "tables"))),
-                    *(() if time_limit is None else ("--time-limit", str(time_limit))),
-                ],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-            )
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1):
-                        break
-                except OSError:
-                    if time.monotonic() > deadline or server.poll() is not None:
-                        tail = out_path.read_text(errors="replace")[-600:]
-                        said = [ln for ln in tail.splitlines() if ln.startswith(ERROR_LINE)]
-                        if server.poll() == 2 and said:  # bad input: the store, say
-                            raise InputError(said[-1][len(ERROR_LINE) :]) from None
-                        raise ServiceError(f"the server did not start:\n{tail}") from None
-                    time.sleep(0.1)
-            yield f"http://127.0.0.1:{port}", server.pid
-        finally:
-            server.terminate()
-            try:
-                server.wait(10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+        extra: tuple[str, ...] = ("--tables", store or str(Path(tmp, "tables")))
+        if time_limit is not None:
+            extra += ("--time-limit", str(time_limit))
+        with serve_process(workers, *extra) as (port, pid):
+            yield f"http://127.0.0.1:{port}", pid
 
 
 def run_tables(settings: Settings, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
