@@ -76,3 +76,13 @@ def test_server_sent_events_split_anywhere() -> None:
         p = SseParser()
         got = p.feed(stream[:cut]) + p.feed(stream[cut:])
         assert got == [("table", "4", '{"a":\n1}')], cut
+
+
+def test_a_store_the_started_service_refuses_is_its_one_line() -> None:
+    """The service started for the run refuses its --tables store (exit 2): the bench says
+    the service's own line, the password hidden, and exits 2 (not a traceback)."""
+    store = "postgresql://nobody:secret@127.0.0.1:1/x"  # nothing listens on port 1
+    got = CliRunner().invoke(cli, ["bench", "tables", "--store", store, "--seconds", "1"])
+    assert got.exit_code == 2, got.output
+    assert "--tables: postgresql://nobody:***@127.0.0.1:1/x" in got.output
+    assert "secret" not in got.output and "Traceback" not in got.output
