@@ -77,6 +77,28 @@ ROUNDS: Final = 5
 """The rounds in which the engine's and PettingZoo's playouts take turns."""
 
 
+class _CpuBudget:
+    """Decisions counted against ``seconds`` of this process's CPU time, the clock read
+    every :data:`_CHECK_EVERY` decisions."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.steps = 0
+        self.start = time.process_time()
+        self.spent = False
+
+    def step(self) -> bool:
+        """Count one decision; whether the budget is now spent."""
+        self.steps += 1
+        if self.steps % _CHECK_EVERY == 0:
+            self.spent = time.process_time() - self.start >= self.seconds
+        return self.spent
+
+    def rate(self) -> tuple[float, int]:
+        """Decisions per CPU second, and how many were made."""
+        return self.steps / max(time.process_time() - self.start, 1e-9), self.steps
+
+
 def engine_steps_per_s(game: str, seconds: float, seed: int) -> tuple[float, int]:
     """The engine's random playouts of the environment ``game`` (a key of
     :data:`battlejudge.pettingzoo.ENV_GAMES`) for ``seconds`` of CPU time: decisions per
@@ -86,22 +108,17 @@ def engine_steps_per_s(game: str, seconds: float, seed: int) -> tuple[float, int
 
     spec, params = ENV_GAMES[game]
     rng = random.Random(seed)
-    steps = 0
-    start = time.process_time()
-    elapsed = 0.0
-    while elapsed < seconds:
+    budget = _CpuBudget(seconds)
+    while not budget.spent:
         state = spec.new_state(params)
         while not state.is_terminal():
             if state.current_player() == CHANCE:
                 state.apply_action(sample_chance(state, rng))
                 continue
             state.apply_action(rng.choice(state.legal_actions()))
-            steps += 1
-            if steps % _CHECK_EVERY == 0:
-                elapsed = time.process_time() - start
-                if elapsed >= seconds:
-                    break
-    return steps / max(time.process_time() - start, 1e-9), steps
+            if budget.step():
+                break
+    return budget.rate()
 
 
 def pettingzoo_steps_per_s(game: str, seconds: float, seed: int) -> tuple[float, int]:
@@ -112,11 +129,9 @@ def pettingzoo_steps_per_s(game: str, seconds: float, seed: int) -> tuple[float,
 
     env = BattlejudgeEnv(game)
     rng = np.random.default_rng(seed)
-    steps = 0
     games = 0
-    start = time.process_time()
-    elapsed = 0.0
-    while elapsed < seconds:
+    budget = _CpuBudget(seconds)
+    while not budget.spent:
         env.reset(seed=seed + games)
         games += 1
         for _ in env.agent_iter():
@@ -127,12 +142,9 @@ def pettingzoo_steps_per_s(game: str, seconds: float, seed: int) -> tuple[float,
             # the legal ids: nonzero on a bool view of the int8 mask (20x faster than on it)
             legal = info["action_mask"].view(bool).nonzero()[0]
             env.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
-            if steps % _CHECK_EVERY == 0:
-                elapsed = time.process_time() - start
-                if elapsed >= seconds:
-                    break
-    return steps / max(time.process_time() - start, 1e-9), steps
+            if budget.step():
+                break
+    return budget.rate()
 
 
 def openspiel_call_us(game: str, games: int, seed: int, max_states: int) -> dict[str, Any]:
